@@ -1,0 +1,15 @@
+#!/bin/sh
+# ci/build.sh [--sanitize] - configures and builds into build/ (or build-asan/
+# with ASan + UBSan). The CUDA kernels are compiled too when nvcc is found.
+set -eu
+cd "$(dirname "$0")/.."
+dir=build
+flags=""
+if [ "${1:-}" = "--sanitize" ]; then
+    dir=build-asan
+    flags="-DLF_SANITIZE=ON"
+fi
+# shellcheck disable=SC2086
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $flags >/dev/null
+cmake --build "$dir" -j "$(nproc)"
+echo "built: $dir/lossfuzz"

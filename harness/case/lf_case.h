@@ -1,0 +1,91 @@
+/* lf_case.h - a case: one call of a loss, with its tensors and options.
+ * Everything in lossfuzz (spec, kernels, guard, oracle, fuzzers) works on cases. */
+#ifndef LF_CASE_H
+#define LF_CASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lf_dtype.h"
+
+#define LF_MAX_DIMS 8                      /* inputs are at most 5-D; targets may carry extra dims */
+#define LF_MAX_NUMEL ((int64_t)1 << 28)    /* per tensor; larger shapes are refused, not allocated */
+#define LF_MAX_SPECIALS 8
+
+typedef enum { LF_LOSS_CROSS_ENTROPY, LF_LOSS_NLL, LF_LOSS_BCE_WITH_LOGITS, LF_LOSS_COUNT } lf_loss;
+typedef enum { LF_REDUCTION_NONE, LF_REDUCTION_MEAN, LF_REDUCTION_SUM, LF_REDUCTION_INVALID } lf_reduction;
+typedef enum { LF_OUTCOME_NONE, LF_OUTCOME_OK, LF_OUTCOME_HOST_ERROR, LF_OUTCOME_DEVICE_ASSERT } lf_outcome_kind;
+
+/* How a tensor's values were generated, kept so a case file is written back as
+ * it was read. Distributions: randn, uniform, randint, zeros, ones, full, onehot,
+ * probs; then `offset` is added and a `special_rate` share of the elements is
+ * replaced by values drawn from `specials`. */
+typedef struct {
+    char kind[16];
+    uint64_t seed;
+    double mean, std, low, high, value, offset, special_rate;
+    double specials[LF_MAX_SPECIALS];
+    int n_specials;
+    unsigned given;                        /* LF_INIT_HAS_* bits: keys present in the file */
+} lf_init;
+
+enum {
+    LF_INIT_HAS_MEAN = 1, LF_INIT_HAS_STD = 2, LF_INIT_HAS_LOW = 4, LF_INIT_HAS_HIGH = 8,
+    LF_INIT_HAS_VALUE = 16, LF_INIT_HAS_OFFSET = 32, LF_INIT_HAS_SPECIALS = 64
+};
+
+/* The numeric keys of an init object, shared by the reader and the writer. */
+typedef struct { const char *key; size_t offset; unsigned bit; } lf_init_field;
+#define LF_INIT_FIELD_COUNT 7
+extern const lf_init_field lf_init_fields[LF_INIT_FIELD_COUNT];
+
+typedef struct {
+    bool present;
+    lf_dtype dtype;
+    int ndim;
+    int64_t shape[LF_MAX_DIMS];
+    int64_t numel;
+    void *data;                            /* contiguous, row-major, numel elements */
+    bool generated;                        /* values came from `init`, not a list */
+    lf_init init;
+} lf_tensor;
+
+typedef struct {
+    lf_loss loss;
+    lf_tensor input, target, weight, pos_weight;
+    int64_t ignore_index;                  /* default -100 */
+    lf_reduction reduction;                /* default mean */
+    char reduction_name[32];               /* as written; kept for invalid names */
+    double label_smoothing;                /* default 0 */
+    bool has_ignore_index, has_reduction, has_label_smoothing;
+    lf_outcome_kind expect;                /* LF_OUTCOME_NONE when the file gives none */
+    char expect_error[48];                 /* optional expected error class */
+    double *expect_value;                  /* optional expected result (PyTorch's numbers) */
+    int64_t n_expect_value;
+    bool expect_value_scalar;              /* written as a number, not a list */
+    char note[256];                        /* optional free text, kept for readers */
+} lf_case;
+
+const char *lf_loss_name(lf_loss l);
+bool lf_loss_parse(const char *name, lf_loss *out);
+const char *lf_outcome_name(lf_outcome_kind k);
+bool lf_outcome_parse(const char *name, lf_outcome_kind *out);
+lf_reduction lf_reduction_parse(const char *name);
+
+/* A case with PyTorch's defaults and no tensors. */
+void lf_case_init(lf_case *c);
+void lf_case_free(lf_case *c);
+
+/* Sets shape and dtype, checks the size limit and allocates zeroed data.
+ * Returns false (with a message in err) for a negative dim or a shape too large. */
+bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape,
+                     char *err, size_t errlen);
+void lf_tensor_free(lf_tensor *t);
+
+/* Fills t->data from t->init. `class_dim` is where one-hot and probability
+ * rows run (1, or 0 for a 1-D tensor). Returns false with a message for an
+ * unknown distribution or one that does not fit the dtype. */
+bool lf_init_fill(lf_tensor *t, char *err, size_t errlen);
+
+#endif

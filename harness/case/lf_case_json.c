@@ -1,0 +1,252 @@
+/* lf_case_json.c - reading and writing case files, with jansson for the JSON. */
+#include "lf_case_json.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { char *msg; size_t len; } errbuf;
+
+static bool fail(errbuf *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, e->len, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* A JSON number, or one of the strings "nan", "inf", "+inf", "-inf". */
+static bool get_number(json_t *v, double *out)
+{
+    if (json_is_number(v)) { *out = json_number_value(v); return true; }
+    if (!json_is_string(v)) return false;
+    const char *s = json_string_value(v);
+    if (!strcmp(s, "nan")) *out = NAN;
+    else if (!strcmp(s, "inf") || !strcmp(s, "+inf")) *out = INFINITY;
+    else if (!strcmp(s, "-inf")) *out = -INFINITY;
+    else return false;
+    return true;
+}
+
+static bool check_keys(json_t *obj, const char *where, const char *const *allowed, errbuf *e)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a; a++) ok |= !strcmp(key, *a);
+        if (!ok) return fail(e, "%s: unknown key \"%s\"", where, key);
+    }
+    return true;
+}
+
+static bool parse_init(json_t *o, const char *where, lf_init *in, errbuf *e)
+{
+    static const char *const keys[] = {"init", "seed", "mean", "std", "low", "high", "value",
+                                       "offset", "special_rate", "specials", NULL};
+    if (!check_keys(o, where, keys, e)) return false;
+    json_t *kind = json_object_get(o, "init"), *seed = json_object_get(o, "seed");
+    if (!json_is_string(kind) || strlen(json_string_value(kind)) >= sizeof in->kind)
+        return fail(e, "%s.init: expected the name of a distribution", where);
+    memset(in, 0, sizeof *in);
+    strcpy(in->kind, json_string_value(kind));
+    in->std = 1;
+    in->high = !strcmp(in->kind, "randint") ? 2 : 1;
+    if (seed && !(json_is_integer(seed) && json_integer_value(seed) >= 0))
+        return fail(e, "%s.seed: expected a non-negative integer", where);
+    in->seed = seed ? (uint64_t)json_integer_value(seed) : 0;
+    for (size_t i = 0; i < LF_INIT_FIELD_COUNT; i++) {
+        json_t *v = json_object_get(o, lf_init_fields[i].key);
+        if (!v) continue;
+        if (!get_number(v, (double *)((char *)in + lf_init_fields[i].offset)))
+            return fail(e, "%s.%s: expected a number", where, lf_init_fields[i].key);
+        in->given |= lf_init_fields[i].bit;
+    }
+    json_t *sp = json_object_get(o, "specials");
+    if (sp) {
+        if (!json_is_array(sp) || json_array_size(sp) > LF_MAX_SPECIALS)
+            return fail(e, "%s.specials: expected a list of at most %d numbers", where, LF_MAX_SPECIALS);
+        for (size_t i = 0; i < json_array_size(sp); i++)
+            if (!get_number(json_array_get(sp, i), &in->specials[in->n_specials++]))
+                return fail(e, "%s.specials[%zu]: expected a number", where, i);
+        in->given |= LF_INIT_HAS_SPECIALS;
+        if (!json_object_get(o, "special_rate")) in->special_rate = 0.1;
+    }
+    return true;
+}
+
+static bool parse_value_list(json_t *list, lf_tensor *t, const char *where, errbuf *e)
+{
+    if ((int64_t)json_array_size(list) != t->numel)
+        return fail(e, "%s.values: has %zu numbers, the shape needs %lld", where,
+                    json_array_size(list), (long long)t->numel);
+    for (int64_t i = 0; i < t->numel; i++) {
+        json_t *v = json_array_get(list, (size_t)i);
+        if (!lf_dtype_is_float(t->dtype)) {
+            double d;
+            int64_t x;
+            if (json_is_integer(v)) x = json_integer_value(v);
+            else if (json_is_boolean(v)) x = json_is_true(v);
+            else if (json_is_real(v) && get_number(v, &d) && d == floor(d) && fabs(d) < 9e18) x = (int64_t)d;
+            else return fail(e, "%s.values[%lld]: %s needs integers", where, (long long)i,
+                             lf_dtype_name(t->dtype));
+            if ((double)x != lf_dtype_round(t->dtype, (double)x))
+                return fail(e, "%s.values[%lld]: %lld does not fit %s", where, (long long)i,
+                            (long long)x, lf_dtype_name(t->dtype));
+            lf_store_i64(t->data, t->dtype, i, x);
+        } else {
+            double d;
+            if (!get_number(v, &d))
+                return fail(e, "%s.values[%lld]: expected a number or \"nan\", \"inf\", \"-inf\"",
+                            where, (long long)i);
+            lf_store_f64(t->data, t->dtype, i, d);
+        }
+    }
+    return true;
+}
+
+static bool parse_tensor(json_t *o, const char *where, lf_tensor *t, errbuf *e)
+{
+    static const char *const keys[] = {"dtype", "shape", "values", NULL};
+    if (!json_is_object(o)) return fail(e, "%s: expected an object with dtype, shape, values", where);
+    if (!check_keys(o, where, keys, e)) return false;
+    json_t *dt = json_object_get(o, "dtype"), *sh = json_object_get(o, "shape"),
+           *vals = json_object_get(o, "values");
+    lf_dtype dtype;
+    if (!json_is_string(dt) || !lf_dtype_parse(json_string_value(dt), &dtype))
+        return fail(e, "%s.dtype: expected one of float64, float32, float16, bfloat16, int64, "
+                       "int32, uint8, bool", where);
+    if (!json_is_array(sh) || json_array_size(sh) > LF_MAX_DIMS)
+        return fail(e, "%s.shape: expected a list of at most %d sizes", where, LF_MAX_DIMS);
+    int64_t shape[LF_MAX_DIMS];
+    for (size_t d = 0; d < json_array_size(sh); d++) {
+        json_t *s = json_array_get(sh, d);
+        if (!json_is_integer(s) || json_integer_value(s) < 0)
+            return fail(e, "%s.shape[%zu]: expected a non-negative integer", where, d);
+        shape[d] = json_integer_value(s);
+    }
+    char why[160];
+    if (!lf_tensor_alloc(t, dtype, (int)json_array_size(sh), shape, why, sizeof why))
+        return fail(e, "%s.shape: %s", where, why);
+    if (json_is_array(vals)) return parse_value_list(vals, t, where, e);
+    if (!json_is_object(vals))
+        return fail(e, "%s.values: expected a list of numbers or an init object", where);
+    char at[64];
+    snprintf(at, sizeof at, "%s.values", where);
+    if (!parse_init(vals, at, &t->init, e)) return false;
+    t->generated = true;
+    if (!lf_init_fill(t, why, sizeof why)) return fail(e, "%s: %s", at, why);
+    return true;
+}
+
+/* A number, or a list of them (reduction none), as "value" prints them. */
+static bool parse_expect_value(json_t *v, lf_case *c, errbuf *e)
+{
+    size_t n = json_is_array(v) ? json_array_size(v) : 1;
+    if (n > (size_t)LF_MAX_NUMEL) return fail(e, "expect_value: too many values");
+    c->expect_value = calloc(n + 1, sizeof(double));
+    if (!c->expect_value) return fail(e, "expect_value: out of memory");
+    c->n_expect_value = (int64_t)n;
+    c->expect_value_scalar = !json_is_array(v);
+    for (size_t i = 0; i < n; i++)
+        if (!get_number(json_is_array(v) ? json_array_get(v, i) : v, &c->expect_value[i]))
+            return fail(e, "expect_value%s: expected a number or \"nan\", \"inf\", \"-inf\"",
+                        json_is_array(v) ? "[]" : "");
+    return true;
+}
+
+static bool parse_case(json_t *root, lf_case *c, errbuf *e)
+{
+    static const char *const keys[] = {"loss", "note", "input", "target", "weight", "pos_weight",
+                                       "ignore_index", "reduction", "label_smoothing", "expect",
+                                       "expect_error", "expect_value", NULL};
+    if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
+    if (!check_keys(root, "case", keys, e)) return false;
+    json_t *v = json_object_get(root, "loss");
+    if (!json_is_string(v) || !lf_loss_parse(json_string_value(v), &c->loss))
+        return fail(e, "loss: expected cross_entropy, nll_loss or binary_cross_entropy_with_logits");
+    if ((v = json_object_get(root, "note"))) {
+        if (!json_is_string(v)) return fail(e, "note: expected a string");
+        snprintf(c->note, sizeof c->note, "%s", json_string_value(v));
+    }
+    if (!json_object_get(root, "input")) return fail(e, "input: missing");
+    if (!json_object_get(root, "target")) return fail(e, "target: missing");
+    if (!parse_tensor(json_object_get(root, "input"), "input", &c->input, e)) return false;
+    if (!lf_dtype_is_float(c->input.dtype))
+        return fail(e, "input.dtype: %s logits are not supported (use a floating dtype)",
+                    lf_dtype_name(c->input.dtype));
+    if (!parse_tensor(json_object_get(root, "target"), "target", &c->target, e)) return false;
+    if ((v = json_object_get(root, "weight")) && !json_is_null(v) &&
+        !parse_tensor(v, "weight", &c->weight, e)) return false;
+    if ((v = json_object_get(root, "pos_weight")) && !json_is_null(v) &&
+        !parse_tensor(v, "pos_weight", &c->pos_weight, e)) return false;
+    if ((v = json_object_get(root, "ignore_index"))) {
+        if (!json_is_integer(v)) return fail(e, "ignore_index: expected an integer");
+        c->ignore_index = json_integer_value(v);
+        c->has_ignore_index = true;
+    }
+    if ((v = json_object_get(root, "reduction"))) {
+        if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->reduction_name)
+            return fail(e, "reduction: expected \"none\", \"mean\" or \"sum\"");
+        strcpy(c->reduction_name, json_string_value(v));
+        c->reduction = lf_reduction_parse(c->reduction_name);
+        c->has_reduction = true;
+    }
+    if ((v = json_object_get(root, "label_smoothing"))) {
+        if (!get_number(v, &c->label_smoothing)) return fail(e, "label_smoothing: expected a number");
+        c->has_label_smoothing = true;
+    }
+    if ((v = json_object_get(root, "expect")) &&
+        !(json_is_string(v) && lf_outcome_parse(json_string_value(v), &c->expect)))
+        return fail(e, "expect: expected \"ok\", \"host_error\" or \"device_assert\"");
+    if ((v = json_object_get(root, "expect_error"))) {
+        if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->expect_error)
+            return fail(e, "expect_error: expected an error class name");
+        strcpy(c->expect_error, json_string_value(v));
+    }
+    if ((v = json_object_get(root, "expect_value")) && !parse_expect_value(v, c, e)) return false;
+    return true;
+}
+
+bool lf_case_parse_json(const char *text, size_t len, lf_case *c, char *err, size_t errlen)
+{
+    errbuf e = {err, errlen};
+    json_error_t jerr;
+    lf_case_init(c);
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) return fail(&e, "line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+    bool ok = parse_case(root, c, &e);
+    json_decref(root);
+    if (!ok) lf_case_free(c);
+    return ok;
+}
+
+bool lf_case_load_json_file(const char *path, lf_case *c, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "cannot open: %s", strerror(errno)); return false; }
+    char *text = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[65536];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n > ((size_t)1 << 31)) { fclose(f); free(text); snprintf(err, errlen, "file larger than 2 GiB"); return false; }
+        if (len + n > cap) {
+            cap = (len + n) * 2;
+            char *grown = realloc(text, cap);
+            if (!grown) { fclose(f); free(text); snprintf(err, errlen, "out of memory"); return false; }
+            text = grown;
+        }
+        memcpy(text + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    bool ok = lf_case_parse_json(text ? text : "", len, c, err, errlen);
+    free(text);
+    return ok;
+}

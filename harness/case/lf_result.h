@@ -1,0 +1,39 @@
+/* lf_result.h - what one path (spec, reference or guard) says about a case:
+ * an outcome, its error or assert details, and the values when it computed. */
+#ifndef LF_RESULT_H
+#define LF_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lf_case.h"
+
+typedef struct {
+    lf_outcome_kind kind;      /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
+    char error[48];            /* stable class, e.g. target_dtype, label_out_of_range */
+    char exception[16];        /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
+    char message[512];
+    char hint[512];            /* guard: what the data suggests the user did wrong */
+    char hint_id[32];          /* guard: stable name of that hint */
+    char warning[512];         /* guard: accepted, but suspicious (soft targets not summing to 1) */
+    int kernel_id, cond_id;    /* device asserts */
+    int64_t index, value;      /* first offending target element and its value */
+    lf_dtype out_dtype;
+    lf_dtype tol_dtype;        /* spec only: the coarsest dtype the values passed through */
+    bool scalar;               /* a 0-D result */
+    int64_t n;                 /* number of values */
+    double *values;
+    double *scales;            /* spec only: magnitude of the terms behind each value */
+} lf_result;
+
+void lf_result_init(lf_result *r);
+void lf_result_free(lf_result *r);
+bool lf_result_alloc_values(lf_result *r, int64_t n, bool with_scales);
+void lf_result_free_values(lf_result *r);
+/* Marks r as a host error of class `error`, exception `exception`, printf message. */
+void lf_result_error(lf_result *r, const char *error, const char *exception, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* PyTorch's C++ name of a dtype: Long, Int, Byte, Bool, Float, Double, Half, BFloat16. */
+const char *lf_torch_type_name(lf_dtype t);
+
+#endif

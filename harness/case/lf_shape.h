@@ -1,0 +1,16 @@
+/* lf_shape.h - shape helpers shared by the spec and the guard. */
+#ifndef LF_SHAPE_H
+#define LF_SHAPE_H
+
+#include <stddef.h>
+
+#include "lf_case.h"
+
+/* "[4, 3]" */
+void lf_format_shape(char *buf, size_t len, const int64_t *shape, int ndim);
+bool lf_same_shape(const lf_tensor *a, const lf_tensor *b);
+/* Element strides of t broadcast against shape `to` (0 along broadcast dims);
+ * false when t does not broadcast to it (as an in-place op requires). */
+bool lf_broadcast_strides(const lf_tensor *t, const lf_tensor *to, int64_t *stride);
+
+#endif

@@ -1,0 +1,115 @@
+/* lf_report.c - verdicts as text and as JSON (jansson), numbers NaN-safe:
+ * non-finite values are the strings "nan", "inf", "-inf". */
+#include "lf_report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "lf_kernels.h"
+#include "lf_shape.h"
+
+static json_t *number(double v)
+{
+    if (isnan(v)) return json_string("nan");
+    if (isinf(v)) return json_string(v > 0 ? "inf" : "-inf");
+    return json_real(v);
+}
+
+static json_t *value_json(const lf_result *r)
+{
+    if (r->kind != LF_OUTCOME_OK || !r->values) return json_null();
+    if (r->scalar) return number(r->values[0]);
+    json_t *list = json_array();
+    for (int64_t i = 0; i < r->n; i++) json_array_append_new(list, number(r->values[i]));
+    return list;
+}
+
+static json_t *str_or_null(const char *s) { return s[0] ? json_string(s) : json_null(); }
+
+static json_t *result_json(const lf_result *r, bool is_guard)
+{
+    json_t *o = json_object();
+    const char *outcome = is_guard ? (r->kind == LF_OUTCOME_OK ? "ok" : "rejected") : lf_outcome_name(r->kind);
+    json_object_set_new(o, "outcome", json_string(outcome));
+    json_object_set_new(o, "value", value_json(r));
+    json_object_set_new(o, "error", str_or_null(r->error));
+    json_object_set_new(o, "message", str_or_null(r->message));
+    if (!is_guard) json_object_set_new(o, "exception", str_or_null(r->exception));
+    if (r->kind == LF_OUTCOME_OK) json_object_set_new(o, "dtype", json_string(lf_dtype_name(r->out_dtype)));
+    if (r->kind == LF_OUTCOME_OK && r->scales) { /* the spec's term magnitudes, for tolerances */
+        json_t *scale = r->scalar ? number(r->scales[0]) : json_array();
+        for (int64_t i = 0; !r->scalar && i < r->n; i++) json_array_append_new(scale, number(r->scales[i]));
+        json_object_set_new(o, "scale", scale);
+        json_object_set_new(o, "tolerance_dtype", json_string(lf_dtype_name(r->tol_dtype)));
+    }
+    if (r->kind == LF_OUTCOME_DEVICE_ASSERT) {
+        json_t *a = json_object();
+        json_object_set_new(a, "kernel", json_string(lf_kernel_name(r->kernel_id)));
+        json_object_set_new(a, "condition", json_string(lf_cond_text(r->cond_id)));
+        json_object_set_new(a, "index", json_integer(r->index));
+        json_object_set_new(a, "value", json_integer(r->value));
+        json_object_set_new(o, "assert", a);
+    }
+    if (is_guard) {
+        json_object_set_new(o, "hint", str_or_null(r->hint));
+        json_object_set_new(o, "hint_id", str_or_null(r->hint_id));
+        json_object_set_new(o, "warning", str_or_null(r->warning));
+        if (r->index >= 0 && r->kind != LF_OUTCOME_OK) {
+            json_object_set_new(o, "index", json_integer(r->index));
+            json_object_set_new(o, "offending_value", json_integer(r->value));
+        }
+    }
+    return o;
+}
+
+void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verdict *v)
+{
+    (void)c;
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(file));
+    json_object_set_new(o, "spec", result_json(&v->spec, false));
+    json_object_set_new(o, "reference", result_json(&v->reference, false));
+    json_object_set_new(o, "guard", result_json(&v->guard, true));
+    json_object_set_new(o, "verdict", json_string(v->finding ? "finding" : "pass"));
+    json_object_set_new(o, "finding", v->finding ? json_string(v->finding_class) : json_null());
+    json_object_set_new(o, "detail", str_or_null(v->detail));
+    char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    fprintf(out, "%s\n", text ? text : "{}");
+    free(text);
+    json_decref(o);
+}
+
+static void describe_value(char *buf, size_t len, const lf_result *r)
+{
+    if (r->n == 1) snprintf(buf, len, "%.9g %s", r->values[0], lf_dtype_name(r->out_dtype));
+    else if (r->n == 0) snprintf(buf, len, "[] %s", lf_dtype_name(r->out_dtype));
+    else snprintf(buf, len, "[%.6g, ... %lld values] %s", r->values[0], (long long)r->n, lf_dtype_name(r->out_dtype));
+}
+
+static void text_line(FILE *out, const char *path, const lf_result *r, bool is_guard)
+{
+    char val[128];
+    if (r->kind == LF_OUTCOME_OK) {
+        describe_value(val, sizeof val, r);
+        fprintf(out, "  %-10s ok             %s\n", path, val);
+    } else {
+        fprintf(out, "  %-10s %-14s %s: %s\n", path, is_guard ? "rejected" : lf_outcome_name(r->kind), r->error, r->message);
+    }
+    if (is_guard && r->hint[0]) fprintf(out, "  %-10s hint           %s\n", "", r->hint);
+    if (is_guard && r->warning[0]) fprintf(out, "  %-10s warning        %s\n", "", r->warning);
+}
+
+void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verdict *v)
+{
+    char is[128], ts[128];
+    lf_format_shape(is, sizeof is, c->input.shape, c->input.ndim);
+    lf_format_shape(ts, sizeof ts, c->target.shape, c->target.ndim);
+    fprintf(out, "%s: %s, input %s %s, target %s %s\n", file, lf_loss_name(c->loss),
+            lf_dtype_name(c->input.dtype), is, lf_dtype_name(c->target.dtype), ts);
+    text_line(out, "spec", &v->spec, false);
+    text_line(out, "reference", &v->reference, false);
+    text_line(out, "guard", &v->guard, true);
+    if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
+    else fprintf(out, "  %-10s pass\n", "verdict");
+}

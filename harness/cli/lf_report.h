@@ -1,0 +1,14 @@
+/* lf_report.h - printing verdicts: for people, and as JSON lines for tools. */
+#ifndef LF_REPORT_H
+#define LF_REPORT_H
+
+#include <stdio.h>
+
+#include "lf_oracle.h"
+
+/* One line: {"file", "spec", "reference", "guard", "verdict", "finding", "detail"}. */
+void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verdict *v);
+/* A few aligned lines per case. */
+void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verdict *v);
+
+#endif

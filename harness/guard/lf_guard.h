@@ -1,0 +1,28 @@
+/* lf_guard.h - the guarded path: validate, then compute. A call PyTorch would
+ * reject, or whose targets would trigger a device-side assert, is rejected with
+ * a stable error class, the offending elements, and a hint at the likely cause
+ * (pytorch-semantics.md section 5); a valid call is computed by the fused
+ * guarded kernels. Written independently of the spec, which is its oracle. */
+#ifndef LF_GUARD_H
+#define LF_GUARD_H
+
+#include "lf_backend.h"
+
+/* Host-side validation (shapes, dtypes, options). false: r holds the rejection.
+ * `needs_data` is set when the hint depends on the target's values. */
+bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data);
+
+/* One device pass over the targets (lf_target_stats). The layout comes from
+ * the target's own shape, so it also works on a call the host check rejected. */
+bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
+                           lf_target_stats *st);
+
+/* Turns data evidence into a rejection (label_out_of_range) or hints and warnings. */
+void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r);
+void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_result *r);
+void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r);
+
+/* The whole guarded path. */
+void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r);
+
+#endif

@@ -1,0 +1,172 @@
+/* lf_guard_check.c - the guard's host-side validation: every shape, dtype and
+ * option problem PyTorch raises for, phrased for the person who has to fix it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_guard.h"
+#include "lf_problem.h"
+#include "lf_shape.h"
+
+static bool reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static bool reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
+{
+    va_list ap;
+    r->kind = LF_OUTCOME_HOST_ERROR;
+    snprintf(r->error, sizeof r->error, "%s", error);
+    snprintf(r->hint_id, sizeof r->hint_id, "%s", hint_id ? hint_id : "");
+    snprintf(r->hint, sizeof r->hint, "%s", hint ? hint : "");
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool reject_0d_input(lf_result *r)
+{
+    return reject(r, "input_dim", NULL, "for a single sample pass input of shape [C] and a 0-D target",
+                  "input is 0-D: it needs a class dimension");
+}
+
+/* Why a target has the wrong rank: the hint for the common mistakes. */
+static bool reject_target_rank(const lf_case *c, int want_ndim, lf_result *r)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    char ts[128], is[128];
+    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
+    lf_format_shape(is, sizeof is, in->shape, in->ndim);
+    if (tg->ndim == want_ndim + 1 && tg->shape[tg->ndim - 1] == 1)
+        return reject(r, "target_shape", "extra_channel_dim", "the mask has a trailing channel dimension of size 1: use target.squeeze(-1)",
+                      "target of shape %s has one dimension too many for input of shape %s", ts, is);
+    if (tg->ndim == want_ndim + 1 && tg->ndim >= 2 && tg->shape[1] == 1)
+        return reject(r, "target_shape", "extra_channel_dim", "the mask has a channel dimension of size 1: use target.squeeze(1)",
+                      "target of shape %s has one dimension too many for input of shape %s", ts, is);
+    if (tg->ndim == in->ndim && in->ndim >= 2 && tg->shape[1] == in->shape[1])
+        return reject(r, "target_shape", "one_hot_target", "the target looks one-hot encoded: pass class indices (target.argmax(dim=1))",
+                      "target of shape %s has a class dimension; class-index targets have shape [N, d1, ...]", ts);
+    return reject(r, "target_shape", NULL, NULL, "target of shape %s does not match input of shape %s: "
+                  "expected [N] for [N, C], [N, d1, ...] for [N, C, d1, ...], or [] for [C]", ts, is);
+}
+
+static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    bool spatial = in->ndim >= 3;
+    if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)
+        return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
+                      "label_smoothing = %g is greater than 1", c->label_smoothing);
+    int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
+    if (in->ndim >= 2 && tg->ndim >= 1 && tg->shape[0] != in->shape[0])
+        return reject(r, "batch_size_mismatch", NULL, NULL, "input has batch size %lld but target has %lld",
+                      (long long)in->shape[0], (long long)tg->shape[0]);
+    bool shape_ok;
+    if (in->ndim == 1) shape_ok = tg->ndim == 0 || (tg->ndim == 1 && tg->shape[0] == 1);
+    else shape_ok = tg->ndim == in->ndim - 1 && tg->shape[0] == in->shape[0] &&
+                    !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
+    if (!shape_ok) return reject_target_rank(c, in->ndim == 1 ? 0 : in->ndim - 1, r);
+    if (w->present && (spatial ? w->numel != C : (w->ndim != 1 || w->numel != C))) {
+        char ws[128];
+        lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
+        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                      "weight of shape %s for %lld classes", ws, (long long)C);
+    }
+    if (!(tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial))) {
+        *needs_data = lf_dtype_is_float(tg->dtype);
+        return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                      "target dtype %s: class-index targets must be int64%s", lf_dtype_name(tg->dtype),
+                      spatial ? " on the spatial path" : " (or uint8)");
+    }
+    if (tg->dtype != LF_I64 && w->present && c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0 &&
+        c->reduction == LF_REDUCTION_MEAN)
+        return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                      "label smoothing with class weights and reduction='mean' gathers the weights by "
+                      "target, which needs int64 targets; got %s", lf_dtype_name(tg->dtype));
+    if (w->present && w->dtype != in->dtype)
+        return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
+                      lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
+    lf_problem_init(c, p, LF_PATH_CLASS);
+    p->one_d = in->ndim == 1;
+    p->C = C;
+    p->N = p->one_d ? 1 : in->shape[0];
+    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+    if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0) p->label_smoothing = c->label_smoothing;
+    return true;
+}
+
+static bool check_prob(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    if (!lf_dtype_is_float(tg->dtype)) {
+        *needs_data = true;
+        return reject(r, "prob_target_dtype", NULL, NULL,
+                      "target has the input's shape, so it is read as class probabilities, which must be "
+                      "floating point; got %s", lf_dtype_name(tg->dtype));
+    }
+    if (c->ignore_index >= 0)
+        return reject(r, "prob_ignore_index", NULL, "leave ignore_index at its default (-100) with probability targets",
+                      "ignore_index = %lld cannot apply to probability targets", (long long)c->ignore_index);
+    if (in->ndim == 0) return reject_0d_input(r);
+    int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
+    if (w->present && (w->ndim != 1 || w->numel != C))
+        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                      "weight with %lld elements for %lld classes", (long long)w->numel, (long long)C);
+    if (c->label_smoothing > 1)
+        return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
+                      "label_smoothing = %g is greater than 1", c->label_smoothing);
+    lf_problem_init(c, p, LF_PATH_PROB);
+    p->C = C;
+    p->one_d = in->ndim == 1;
+    p->N = p->one_d ? 1 : in->shape[0];
+    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+    p->label_smoothing = c->label_smoothing > 0 ? c->label_smoothing : 0;
+    p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
+    if (w->present) p->out_dtype = lf_dtype_promote(p->out_dtype, w->dtype);
+    return true;
+}
+
+static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    char is[128], ts[128];
+    lf_format_shape(is, sizeof is, in->shape, in->ndim);
+    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
+    if (!lf_same_shape(in, tg)) {
+        bool indices = in->ndim == 2 && tg->ndim == 1 && !lf_dtype_is_float(tg->dtype);
+        return reject(r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
+                      indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()" : NULL,
+                      "target of shape %s must have the input's shape %s", ts, is);
+    }
+    if (!lf_dtype_is_float(tg->dtype))
+        return reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
+                      "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
+    lf_problem_init(c, p, LF_PATH_BCE);
+    p->N = in->numel;
+    p->ndim = in->ndim;
+    memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+    if (c->weight.present && !lf_broadcast_strides(&c->weight, in, p->w_stride))
+        return reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
+    if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
+        return reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",
+                      "pos_weight does not broadcast to the input's shape %s", is);
+    p->out_dtype = tg->dtype;
+    return true;
+}
+
+bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
+{
+    *needs_data = false;
+    if (!(c->label_smoothing >= 0) && c->loss == LF_LOSS_CROSS_ENTROPY)
+        snprintf(r->warning, sizeof r->warning, "label_smoothing = %g is ignored: PyTorch applies it only when "
+                 "it is > 0", c->label_smoothing);
+    memset(p, 0, sizeof *p);
+    if (c->reduction == LF_REDUCTION_INVALID)
+        return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
+                      "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
+    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return check_bce(c, p, r);
+    if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
+        return check_prob(c, p, r, needs_data);
+    if (c->input.ndim == 0) return reject_0d_input(r);
+    return check_class(c, p, r, needs_data);
+}

@@ -1,0 +1,90 @@
+/* lf_guard_diagnose.c - from the device pass over the targets to a verdict a
+ * person can act on: which element is wrong, and the likely reason
+ * (pytorch-semantics.md section 5: 1-based labels, 255 void pixels, negative
+ * labels, more classes than the head, float and interpolated masks, one-hot
+ * targets, soft targets that do not sum to 1, multi-label targets). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_guard.h"
+
+static void set_hint(lf_result *r, const char *id, const char *text)
+{
+    snprintf(r->hint_id, sizeof r->hint_id, "%s", id);
+    snprintf(r->hint, sizeof r->hint, "%s", text);
+}
+
+void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r)
+{
+    char hint[400];
+    long long C = (long long)p->C, lo = (long long)st->min_label, hi = (long long)st->max_label;
+    if (c->ignore_index >= 0 && c->ignore_index < p->C && !r->warning[0])
+        snprintf(r->warning, sizeof r->warning,
+                 "ignore_index = %lld is a real class in [0, %lld): its targets are silently dropped",
+                 (long long)c->ignore_index, C);
+    if (st->n_bad == 0) return;
+    long long first = (long long)st->first_bad;
+    long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, st->first_bad);
+    r->kind = LF_OUTCOME_HOST_ERROR;
+    snprintf(r->error, sizeof r->error, "label_out_of_range");
+    r->index = st->first_bad;
+    r->value = value;
+    snprintf(r->message, sizeof r->message,
+             "target[%lld] = %lld is outside [0, %lld); %lld of %lld targets are out of range "
+             "(labels seen: min %lld, max %lld; ignore_index = %lld). PyTorch would hit a "
+             "device-side assert here", first, value, C, (long long)st->n_bad,
+             (long long)(p->one_d ? 1 : p->N * p->S), lo, hi, (long long)c->ignore_index);
+    if (st->n_eq_255 == st->n_bad) {
+        set_hint(r, "void_255", "255 is the 'void' label of segmentation masks (VOC, Cityscapes): "
+                                "pass ignore_index=255");
+    } else if (st->n_negative == st->n_bad) {
+        snprintf(hint, sizeof hint, "labels must be >= 0; if %lld marks padding or unlabeled data, "
+                 "pass ignore_index=%lld", value, value);
+        set_hint(r, "negative_labels", hint);
+    } else if (st->n_negative == 0 && lo >= 1 && hi == C) {
+        snprintf(hint, sizeof hint, "labels run from %lld to %lld, not from 0 to %lld: they look "
+                 "1-based; use target - 1", lo, hi, C - 1);
+        set_hint(r, "one_based_labels", hint);
+    } else if (hi >= 2147483648LL || (hi > 1000 && hi > 64 * C)) {
+        snprintf(hint, sizeof hint, "label %lld is beyond any vocabulary: the labels are corrupt "
+                 "(an overflowed or uninitialized buffer, or int32/int64 confusion)", hi);
+        set_hint(r, "corrupt_labels", hint);
+    } else if (st->n_ge_c > 0) {
+        snprintf(hint, sizeof hint, "labels go up to %lld but the model has %lld classes: the "
+                 "data has more classes than the head (make the head num_classes >= %lld)", hi, C, hi + 1);
+        set_hint(r, "too_many_classes", hint);
+    }
+}
+
+void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_result *r)
+{
+    if (!strcmp(r->error, "target_dtype") && lf_dtype_is_float(c->target.dtype)) {
+        if (st->n_non_integer > 0)
+            set_hint(r, "interpolated_mask", "the float mask has non-integer class ids: it was resized "
+                     "with bilinear interpolation; resize masks with mode='nearest', then target.long()");
+        else
+            set_hint(r, "float_mask", "the target holds class ids as floats (a float mask or float labels): "
+                     "convert it with target.long(), and resize masks with mode='nearest'");
+    } else if (!strcmp(r->error, "prob_target_dtype")) {
+        int64_t rows = c->input.ndim <= 1 ? 1 : c->input.numel / (c->input.shape[1] ? c->input.shape[1] : 1);
+        if (rows > 0 && st->n_rows_one_hot == rows)
+            set_hint(r, "one_hot_target", "the target is one-hot in an integer tensor: pass class indices "
+                     "(target.argmax(dim=1)), or probabilities (target.float())");
+        else
+            set_hint(r, "wrong_target_dtype", "probability targets must be floating point: target.float(); "
+                     "class indices have no class dimension");
+    }
+}
+
+void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r)
+{
+    if (st->n_rows_multi_hot > 0)
+        snprintf(r->warning, sizeof r->warning, "%lld target rows have several 1s: multi-label targets "
+                 "belong to binary_cross_entropy_with_logits, not cross_entropy", (long long)st->n_rows_multi_hot);
+    else if (st->n_rows_off_sum > 0)
+        snprintf(r->warning, sizeof r->warning, "%lld of %lld probability rows do not sum to 1 (first: row %lld); "
+                 "PyTorch accepts them, but soft targets (CutMix/Mixup) should be normalized",
+                 (long long)st->n_rows_off_sum, (long long)(p->N * p->S), (long long)st->first_row_off_sum);
+    else if (st->n_negative_prob > 0)
+        snprintf(r->warning, sizeof r->warning, "%lld target probabilities are negative", (long long)st->n_negative_prob);
+}

@@ -1,0 +1,72 @@
+/* lf_guard_run.c - the guarded path end to end: host validation, one device
+ * pass over the targets, then the fused kernels only for a valid call. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_guard.h"
+
+bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
+                           lf_target_stats *st)
+{
+    lf_problem q = *p;
+    const lf_tensor *tg = &c->target;
+    int64_t n = tg->numel;
+    q.path = path;
+    q.tgt_dtype = tg->dtype;
+    q.ignore_index = c->ignore_index;
+    if (path == LF_PATH_PROB) { /* rows of the target's own (N, C, S) layout */
+        q.N = tg->ndim >= 2 ? tg->shape[0] : 1;
+        q.C = tg->ndim >= 2 ? tg->shape[1] : tg->ndim == 1 ? tg->shape[0] : 1;
+        q.S = (q.N * q.C) != 0 ? tg->numel / (q.N * q.C) : 0;
+    } else if (p->one_d) {
+        n = n ? 1 : 0; /* a 1-D input reads target[0] only */
+    }
+    memset(st, 0, sizeof *st);
+    st->first_bad = st->first_row_off_sum = st->min_label = INT64_MAX;
+    st->max_label = INT64_MIN;
+    void *target = lf_device_copy(be, tg), *dst = be->alloc(sizeof *st);
+    bool ok = target && dst && !be->to_device(dst, st, sizeof *st) &&
+              !be->guarded_validate(&q, target, n, (lf_target_stats *)dst) &&
+              !be->to_host(st, dst, sizeof *st);
+    if (target) be->release(target);
+    if (dst) be->release(dst);
+    return ok;
+}
+
+void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
+{
+    lf_problem p;
+    lf_target_stats st;
+    lf_device_call call;
+    char err[160];
+    bool needs_data;
+    lf_result_init(r);
+    if (!lf_guard_check(c, &p, r, &needs_data)) {
+        if (!needs_data) return;
+        lf_problem q = p;
+        q.C = c->input.ndim ? c->input.shape[c->input.ndim == 1 ? 0 : 1] : 0;
+        int path = !strcmp(r->error, "prob_target_dtype") ? LF_PATH_PROB : LF_PATH_CLASS;
+        if (lf_guard_target_stats(c, be, path, &q, &st)) lf_guard_hint_from_data(c, &st, r);
+        return;
+    }
+    if (p.path != LF_PATH_BCE) {
+        if (!lf_guard_target_stats(c, be, p.path, &p, &st)) {
+            lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
+            return;
+        }
+        if (p.path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, &p, &st, r);
+        else lf_guard_warn_probs(&p, &st, r);
+        if (r->kind == LF_OUTCOME_HOST_ERROR) return;
+    }
+    if (!lf_device_call_open(be, c, &p, false, &call, err, sizeof err)) {
+        lf_result_error(r, "backend_error", "RuntimeError", "%s", err);
+        return;
+    }
+    char warning[sizeof r->warning];
+    memcpy(warning, r->warning, sizeof warning);
+    int rc = be->guarded_forward(&p, &call.b);
+    if (rc || !lf_device_call_collect(be, c, &p, &call, r))
+        lf_result_error(r, "backend_error", "RuntimeError", "%s backend failed (code %d)", be->name, rc);
+    memcpy(r->warning, warning, sizeof warning);
+    lf_device_call_close(be, &call);
+}

@@ -1,0 +1,137 @@
+/* lf_oracle.c - judging the three paths of a case against each other. */
+#include "lf_oracle.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_guard.h"
+#include "lf_run.h"
+#include "lf_spec.h"
+
+/* Relative tolerance against the magnitude of the terms, and an absolute floor.
+ * Wide enough for the rounding of log-probabilities to the input dtype (the
+ * guard keeps them in float) and for summation order; NaN never passes. */
+static void tolerance(lf_dtype t, double *rtol, double *atol)
+{
+    switch (t) {
+    case LF_F64: *rtol = 1e-10; *atol = 1e-12; break;
+    case LF_F32: *rtol = 1e-5; *atol = 1e-6; break;
+    case LF_F16: *rtol = 4e-3; *atol = 1e-4; break;
+    default: *rtol = 3e-2; *atol = 1e-3; break;
+    }
+}
+
+bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype)
+{
+    double rtol, atol;
+    tolerance(out_dtype, &rtol, &atol);
+    if (isnan(spec) || isnan(got)) return isnan(spec) && isnan(got);
+    if (isinf(spec) && isinf(got)) return spec == got;
+    /* One side overflowed the output dtype at its edge: rounding, not a bug. */
+    if (isinf(spec) || isinf(got)) {
+        double finite = isinf(spec) ? got : spec, inf = isinf(spec) ? spec : got;
+        return (finite > 0) == (inf > 0) && fabs(finite) >= lf_dtype_max(out_dtype) * (1 - rtol);
+    }
+    if (!isfinite(scale)) scale = fabs(spec);
+    double tol = atol + rtol * (scale > fabs(spec) ? scale : fabs(spec));
+    return fabs(spec - got) <= tol;
+}
+
+static void found(lf_verdict *v, const char *cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void found(lf_verdict *v, const char *cls, const char *fmt, ...)
+{
+    va_list ap;
+    if (v->finding) return; /* the first violated property names the finding */
+    v->finding = true;
+    snprintf(v->finding_class, sizeof v->finding_class, "%s", cls);
+    va_start(ap, fmt);
+    vsnprintf(v->detail, sizeof v->detail, fmt, ap);
+    va_end(ap);
+}
+
+static void compare_values(lf_verdict *v, const char *path, const lf_result *got)
+{
+    const lf_result *s = &v->spec;
+    char cls[96];
+    snprintf(cls, sizeof cls, "value-mismatch/%s", path);
+    if (got->n != s->n) {
+        found(v, cls, "%s gave %lld values, the spec %lld", path, (long long)got->n, (long long)s->n);
+        return;
+    }
+    for (int64_t i = 0; i < s->n; i++)
+        if (!lf_values_close(s->values[i], s->scales[i], got->values[i], s->tol_dtype)) {
+            found(v, cls, "%s value[%lld] = %.9g, spec %.9g (%s, tolerance of %s)", path, (long long)i,
+                  got->values[i], s->values[i], lf_dtype_name(s->out_dtype), lf_dtype_name(s->tol_dtype));
+            return;
+        }
+}
+
+/* The case's recorded numbers (PyTorch's, when the case was made) against the spec. */
+static void expect_values(const lf_case *c, lf_verdict *v)
+{
+    const lf_result *s = &v->spec;
+    if (c->n_expect_value != s->n) {
+        found(v, "expect-mismatch/value", "the case expects %lld values, the spec gives %lld",
+              (long long)c->n_expect_value, (long long)s->n);
+        return;
+    }
+    for (int64_t i = 0; i < s->n; i++)
+        if (!lf_values_close(c->expect_value[i], s->scales[i], s->values[i], s->tol_dtype)) {
+            found(v, "expect-mismatch/value", "value[%lld]: the case expects %.9g, the spec gives %.9g",
+                  (long long)i, c->expect_value[i], s->values[i]);
+            return;
+        }
+}
+
+static void judge(const lf_case *c, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *ref = &v->reference, *g = &v->guard;
+    char cls[96];
+    bool pytorch_rejects = s->kind != LF_OUTCOME_OK;
+    if (!strcmp(ref->error, "backend_error") || !strcmp(g->error, "backend_error"))
+        found(v, "backend-error", "%s", !strcmp(ref->error, "backend_error") ? ref->message : g->message);
+    if (pytorch_rejects && g->kind == LF_OUTCOME_OK) {
+        snprintf(cls, sizeof cls, "guard-miss/%s", s->error);
+        found(v, cls, "PyTorch: %s; the guard accepted the call", s->message);
+    }
+    if (!pytorch_rejects && g->kind != LF_OUTCOME_OK) {
+        snprintf(cls, sizeof cls, "false-alarm/%s", g->error);
+        found(v, cls, "PyTorch accepts the call; the guard rejected it: %s", g->message);
+    }
+    if (ref->kind != s->kind) {
+        snprintf(cls, sizeof cls, "reference-mismatch/%s-vs-%s", lf_outcome_name(ref->kind), lf_outcome_name(s->kind));
+        found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, s->message);
+    } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && (ref->index != s->index || ref->kernel_id != s->kernel_id)) {
+        found(v, "reference-mismatch/assert-site", "reference asserted in %s at target[%lld], spec in %s at target[%lld]",
+              lf_kernel_name(ref->kernel_id), (long long)ref->index, lf_kernel_name(s->kernel_id), (long long)s->index);
+    }
+    if (s->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) compare_values(v, "reference", ref);
+    if (s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) compare_values(v, "guard", g);
+    if (c->expect != LF_OUTCOME_NONE && c->expect != s->kind) {
+        snprintf(cls, sizeof cls, "expect-mismatch/%s", lf_outcome_name(c->expect));
+        found(v, cls, "the case expects %s, the spec says %s", lf_outcome_name(c->expect), lf_outcome_name(s->kind));
+    } else if (c->expect_error[0] && strcmp(c->expect_error, s->error)) {
+        snprintf(cls, sizeof cls, "expect-mismatch/%s", c->expect_error);
+        found(v, cls, "the case expects error %s, the spec says %s", c->expect_error, s->error[0] ? s->error : "none");
+    } else if (c->expect_value && s->kind == LF_OUTCOME_OK) {
+        expect_values(c, v);
+    }
+}
+
+void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    lf_spec_run(c, &v->spec);
+    lf_reference_run(c, be, &v->reference);
+    lf_guard_run(c, be, &v->guard);
+    judge(c, v);
+}
+
+void lf_verdict_free(lf_verdict *v)
+{
+    lf_result_free(&v->spec);
+    lf_result_free(&v->reference);
+    lf_result_free(&v->guard);
+}

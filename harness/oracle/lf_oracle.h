@@ -1,0 +1,30 @@
+/* lf_oracle.h - the properties every case must satisfy, and the findings when
+ * one does not. Per case: the guard rejects whatever PyTorch raises for or
+ * asserts on (else guard-miss), accepts whatever PyTorch accepts (else
+ * false-alarm), the reference behaves like PyTorch (else reference-mismatch),
+ * accepted cases give the spec's numbers on every path within the dtype's
+ * tolerance, NaN-safe (else value-mismatch), and a case's recorded `expect`
+ * still holds (else expect-mismatch). Memory safety is watched by ASan on the
+ * simulation: a stray access aborts the process with its report.
+ * A finding is named "<property>/<detail>", e.g. guard-miss/label_out_of_range:
+ * the fuzzers' crash signature and a regression's name. */
+#ifndef LF_ORACLE_H
+#define LF_ORACLE_H
+
+#include "lf_backend.h"
+
+typedef struct {
+    lf_result spec, reference, guard;
+    bool finding;
+    char finding_class[96];
+    char detail[512];
+} lf_verdict;
+
+/* Runs the three paths on the backend and judges them. */
+void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v);
+void lf_verdict_free(lf_verdict *v);
+
+/* NaN-safe closeness of a path's value to the spec's, per output dtype. */
+bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype);
+
+#endif

@@ -1,0 +1,49 @@
+/* lf_backend.h - where kernels run: the CPU simulation ("sim") or, in builds
+ * that have it, the GPU ("cuda"). The harness moves a case's tensors into
+ * backend memory of exactly their size, so a kernel that strays outside a
+ * buffer is caught (by ASan on the simulation). */
+#ifndef LF_BACKEND_H
+#define LF_BACKEND_H
+
+#include <stddef.h>
+
+#include "lf_case.h"
+#include "lf_kernels.h"
+#include "lf_result.h"
+
+typedef struct {
+    const char *name;
+    void *(*alloc)(size_t bytes);                 /* zeroed */
+    void (*release)(void *p);
+    int (*to_device)(void *dst, const void *src, size_t bytes);
+    int (*to_host)(void *dst, const void *src, size_t bytes);
+    int (*reference_forward)(const lf_problem *p, const lf_buffers *b);
+    int (*guarded_validate)(const lf_problem *p, const void *target, int64_t n, lf_target_stats *s);
+    int (*guarded_forward)(const lf_problem *p, const lf_buffers *b);
+} lf_backend;
+
+/* The backend of that name ("sim" or "cuda"), or NULL with the reason in *why. */
+const lf_backend *lf_backend_find(const char *name, const char **why);
+const lf_backend *lf_sim_backend(void);
+const lf_backend *lf_cuda_backend(void); /* NULL without a usable GPU; only in CUDA builds */
+
+/* One call's buffers in backend memory. */
+typedef struct {
+    lf_buffers b;
+    void *input, *target, *weight, *pos_weight, *out, *scratch, *acc, *rec;
+    size_t out_bytes;
+} lf_device_call;
+
+/* Copies the case in and allocates outputs (a log-probability scratch when
+ * with_scratch). Returns false with a message on failure. */
+bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
+                         bool with_scratch, lf_device_call *call, char *err, size_t errlen);
+/* Reads the assert record and the output back into r (values or a device assert). */
+bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p,
+                            lf_device_call *call, lf_result *r);
+void lf_device_call_close(const lf_backend *be, lf_device_call *call);
+
+/* A device copy of one tensor (for the guard's validation pass). */
+void *lf_device_copy(const lf_backend *be, const lf_tensor *t);
+
+#endif

@@ -1,0 +1,23 @@
+/* lf_problem.c - the options and dtypes of a case, copied into a kernel problem. */
+#include <string.h>
+
+#include "lf_problem.h"
+
+void lf_problem_init(const lf_case *c, lf_problem *p, int path)
+{
+    memset(p, 0, sizeof *p);
+    p->path = path;
+    p->log_softmax = c->loss == LF_LOSS_CROSS_ENTROPY;
+    p->reduction = c->reduction == LF_REDUCTION_NONE ? LF_RED_NONE
+                 : c->reduction == LF_REDUCTION_SUM  ? LF_RED_SUM : LF_RED_MEAN;
+    p->ignore_index = c->ignore_index;
+    p->in_dtype = c->input.dtype;
+    p->tgt_dtype = c->target.dtype;
+    p->out_dtype = c->input.dtype;
+    p->has_weight = c->weight.present;
+    p->w_dtype = c->weight.present ? c->weight.dtype : LF_F32;
+    p->has_pos_weight = c->pos_weight.present;
+    p->pw_dtype = c->pos_weight.present ? c->pos_weight.dtype : LF_F32;
+    p->N = p->C = p->S = 1;
+}
+

@@ -1,0 +1,33 @@
+/* lf_spec.h - a plain C model of PyTorch's cross-entropy semantics
+ * (shared/docs/pytorch-semantics.md): for a case, the outcome PyTorch 2.x on CUDA
+ * gives - ok, a host error with its class and message, or a device-side assert
+ * with kernel, condition and first offending element - and, when ok, the result
+ * computed in float64 the way PyTorch computes it. */
+#ifndef LF_SPEC_H
+#define LF_SPEC_H
+
+#include "lf_case.h"
+#include "lf_kernels.h"
+#include "lf_result.h"
+
+/* PyTorch's host-side checks, in PyTorch's order, then the routing to a kernel
+ * family. On a host error fills r and returns false; else fills p. */
+bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r);
+
+/* Number of result values for a planned problem, and whether the result is 0-D. */
+int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar);
+
+/* The device-assert predicate of the planned kernel: the first target element
+ * the kernel reads with t != ignore_index && !(0 <= t < C). Returns its flat
+ * index, or -1 when no element asserts. */
+int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p);
+
+/* A host error PyTorch raises after the NLL kernels ran: label smoothing with
+ * class weights and reduction mean calls weight.gather(0, target), which needs
+ * int64 targets. Fills r and returns true when it applies. */
+bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r);
+
+/* The whole spec: plan, asserts, then values. */
+void lf_spec_run(const lf_case *c, lf_result *r);
+
+#endif

@@ -1,0 +1,166 @@
+/* lf_spec_eval.c - the spec's outcome for a case: a host error (lf_spec_plan),
+ * a device-side assert (the kernels' predicate), or the result in float64,
+ * computed the way PyTorch computes it: log_softmax rounded to the input dtype,
+ * then the NLL / probability / BCE formulas of pytorch-semantics.md section 4,
+ * the result rounded to the output dtype. Each value comes with the magnitude of
+ * the terms behind it, which the oracle scales its tolerance by. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lf_shape.h"
+#include "lf_spec.h"
+
+typedef struct { double loss, mag, smooth, smooth_mag, w, valid; } row_terms;
+
+static double weight_of(const lf_case *c, int64_t k)
+{
+    return c->weight.present ? lf_load_f64(c->weight.data, c->weight.dtype, k) : 1.0;
+}
+
+/* lp[c] of one row, as at::log_softmax returns it (rounded to the input dtype). */
+static void row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp)
+{
+    double mx = -INFINITY, sum = 0;
+    for (int64_t k = 0; k < p->C; k++) {
+        lp[k] = lf_load_f64(c->input.data, c->input.dtype, base + k * p->S);
+        mx = (lp[k] > mx || isnan(lp[k])) ? lp[k] : mx;
+    }
+    if (!p->log_softmax) return; /* nll_loss takes log-probabilities as they are */
+    for (int64_t k = 0; k < p->C; k++) sum += exp(lp[k] - mx);
+    for (int64_t k = 0; k < p->C; k++) lp[k] = lf_dtype_round(c->input.dtype, lp[k] - mx - log(sum));
+}
+
+static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp)
+{
+    row_terms t = {0};
+    int64_t label = lf_load_i64(c->target.data, c->target.dtype, r);
+    if (label == c->ignore_index) return t;
+    t.valid = 1;
+    t.w = weight_of(c, label);
+    t.loss = -t.w * lp[label];
+    t.mag = fabs(t.loss);
+    for (int64_t k = 0; p->label_smoothing > 0 && k < p->C; k++) {
+        double term = -weight_of(c, k) * lp[k];
+        t.smooth += term;
+        t.smooth_mag += fabs(term);
+    }
+    return t;
+}
+
+static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, const double *lp)
+{
+    row_terms t = {0};
+    double eps = p->label_smoothing;
+    for (int64_t k = 0; k < p->C; k++) {
+        double tk = lf_load_f64(c->target.data, c->target.dtype, base + k * p->S);
+        if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
+        double term = -lp[k] * tk * weight_of(c, k);
+        t.loss += term;
+        t.mag += fabs(term);
+    }
+    return t;
+}
+
+/* Loss.cpp's in-place chain: log_sigmoid(x) (input dtype), times
+ * (pw - 1) * t + 1 in place (input dtype), (1 - t) * x minus it (target dtype),
+ * times weight in place (target dtype). Each store rounds. */
+static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
+{
+    row_terms t = {0};
+    lf_dtype in = c->input.dtype, tg = c->target.dtype;
+    double x = lf_load_f64(c->input.data, in, i);
+    double y = lf_load_f64(c->target.data, tg, i);
+    double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
+    double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
+    double log_sig = lf_dtype_round(in, fmin(0.0, x) - log1p(exp(-fabs(x))));
+    if (p->has_pos_weight) log_sig = lf_dtype_round(in, log_sig * ((pw - 1) * y + 1));
+    double a = lf_dtype_round(tg, (1 - y) * x);
+    t.loss = lf_dtype_round(tg, a - log_sig);
+    if (p->has_weight) t.loss = lf_dtype_round(tg, t.loss * w);
+    t.mag = (fabs(a) + fabs(log_sig)) * fabs(w);
+    return t;
+}
+
+static void put(lf_result *r, int64_t i, double v, double mag)
+{
+    r->values[i] = lf_dtype_round(r->out_dtype, v);
+    r->scales[i] = mag;
+}
+
+static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
+{
+    bool scalar;
+    int64_t n_out = lf_plan_out_numel(p, &scalar);
+    int64_t rows = p->path == LF_PATH_BCE ? p->N : p->one_d ? 1 : p->N * p->S;
+    double *lp = malloc(sizeof(double) * (size_t)(p->C + 1));
+    if (!lf_result_alloc_values(r, n_out, true) || !lp) {
+        free(lp);
+        lf_result_error(r, "internal", "MemoryError", "out of memory");
+        return;
+    }
+    r->kind = LF_OUTCOME_OK;
+    r->out_dtype = p->out_dtype;
+    /* Values are as exact as the coarsest dtype they passed through. */
+    r->tol_dtype = lf_dtype_coarsest(c->input.dtype, p->out_dtype);
+    if (p->path != LF_PATH_CLASS) r->tol_dtype = lf_dtype_coarsest(r->tol_dtype, c->target.dtype);
+    r->scalar = scalar;
+    double eps = p->path == LF_PATH_CLASS ? p->label_smoothing : 0;
+    row_terms sum = {0};
+    for (int64_t i = 0; i < rows; i++) {
+        row_terms t;
+        int64_t base = (i / p->S) * p->C * p->S + i % p->S;
+        if (p->path == LF_PATH_BCE) t = bce_element(c, p, i);
+        else {
+            row_log_softmax(c, p, base, lp);
+            t = p->path == LF_PATH_CLASS ? class_row(c, p, i, lp) : prob_row(c, p, base, lp);
+        }
+        if (p->reduction == LF_RED_NONE) {
+            put(r, i, eps > 0 ? (1 - eps) * t.loss + eps / (double)p->C * t.smooth : t.loss,
+                eps > 0 ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag : t.mag);
+            continue;
+        }
+        sum.loss += t.loss; sum.mag += t.mag; sum.smooth += t.smooth;
+        sum.smooth_mag += t.smooth_mag; sum.w += t.w; sum.valid += t.valid;
+    }
+    free(lp);
+    if (p->reduction == LF_RED_NONE) return;
+    double v = sum.loss, mag = sum.mag, div = 1;
+    bool mean = p->reduction == LF_RED_MEAN;
+    if (p->path != LF_PATH_CLASS) div = mean ? (double)rows : 1; /* empty: 0/0 = NaN */
+    else if (mean && p->one_d) { /* the 1-D reduce kernel: ignored gives 0, zero weight NaN */
+        v = sum.valid == 0 ? 0.0 : sum.w == 0 ? NAN : sum.loss / sum.w;
+        mag = sum.w == 0 ? 0 : mag / fabs(sum.w);
+    } else if (mean) div = sum.w;
+    if (div != 1) { v /= div; mag /= fabs(div); }
+    if (eps > 0) {
+        double sdiv = mean ? sum.w : 1;
+        v = (1 - eps) * v + eps / (double)p->C * (sum.smooth / sdiv);
+        mag = (1 - eps) * mag + eps / (double)p->C * sum.smooth_mag / fabs(sdiv);
+    }
+    put(r, 0, v, mag);
+}
+
+void lf_spec_run(const lf_case *c, lf_result *r)
+{
+    lf_problem p;
+    lf_result_init(r);
+    if (!lf_spec_plan(c, &p, r)) return;
+    int64_t bad = lf_spec_first_assert(c, &p);
+    if (bad < 0) {
+        if (!lf_spec_error_after_nll(c, &p, r)) spec_values(c, &p, r);
+        return;
+    }
+    r->kind = LF_OUTCOME_DEVICE_ASSERT;
+    r->kernel_id = p.kernel_id;
+    r->cond_id = LF_COND_TARGET_RANGE;
+    r->index = bad;
+    r->value = lf_load_i64(c->target.data, c->target.dtype, bad);
+    snprintf(r->error, sizeof r->error, "label_out_of_range");
+    snprintf(r->exception, sizeof r->exception, "RuntimeError");
+    snprintf(r->message, sizeof r->message,
+             "%s: Assertion `%s` failed (target[%lld] = %lld, n_classes = %lld); "
+             "then: CUDA error: device-side assert triggered",
+             lf_kernel_name(p.kernel_id), lf_cond_text(LF_COND_TARGET_RANGE), (long long)bad,
+             (long long)r->value, (long long)p.C);
+}

@@ -1,0 +1,234 @@
+/* lf_spec_plan.c - PyTorch's host-side checks for the three losses, in the order
+ * PyTorch runs them (torch/nn/functional.py, aten/src/ATen/native/LossNLL.cpp,
+ * LossNLL2d.cpp, Loss.cpp), and the routing of a valid call to its kernels. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_problem.h"
+#include "lf_shape.h"
+#include "lf_spec.h"
+
+static bool is_float(const lf_tensor *t) { return lf_dtype_is_float(t->dtype); }
+
+/* The class-index NLL step (nll_loss, nll_loss2d), after log_softmax. */
+static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoothing)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    char ishape[128], tshape[128], wshape[128];
+    lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
+    lf_format_shape(tshape, sizeof tshape, tg->shape, tg->ndim);
+    lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
+    if (in->ndim != 1 && tg->ndim == 0 && in->shape[0] != 0) {
+        /* nll_loss_nd reads target.sizes()[0] of a 0-D target: 2.15 reports batch size 0 */
+        lf_result_error(r, "batch_size_mismatch", "ValueError",
+                        "Expected input batch_size (%lld) to match target batch_size (0).", (long long)in->shape[0]);
+        return false;
+    }
+    if (in->ndim != 1 && tg->ndim == 0) {
+        lf_result_error(r, "target_shape", "IndexError", "dimension specified as 0 but tensor has no dimensions");
+        return false;
+    }
+    if (in->ndim != 1 && in->shape[0] != tg->shape[0]) {
+        lf_result_error(r, "batch_size_mismatch", "ValueError",
+                        "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                        (long long)in->shape[0], (long long)tg->shape[0]);
+        return false;
+    }
+    lf_problem_init(c, p, LF_PATH_CLASS);
+    p->label_smoothing = smoothing;
+    p->C = in->shape[in->ndim == 1 ? 0 : 1];
+    if (in->ndim <= 2) { /* nll_loss: TORCH_META_FUNC(nll_loss_forward), 2.15 order */
+        if (tg->ndim > 1) {
+            lf_result_error(r, "target_shape", "RuntimeError", "0D or 1D target tensor expected, multi-target not supported");
+            return false;
+        }
+        if (tg->dtype != LF_I64 && tg->dtype != LF_U8) {
+            lf_result_error(r, "target_dtype", "RuntimeError", "expected target dtype to be Long or Byte, but got %s",
+                            lf_torch_type_name(tg->dtype));
+            return false;
+        }
+        if (in->ndim == 1 && tg->ndim == 1 && tg->shape[0] != 1) {
+            lf_result_error(r, "target_shape", "ValueError", "For 1D input, 1D target must have size 1, but got target size: %lld",
+                            (long long)tg->shape[0]);
+            return false;
+        }
+        if (w->present && (w->ndim != 1 || w->numel != p->C)) {
+            lf_result_error(r, "weight_shape", "RuntimeError",
+                            "weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                            (long long)p->C, wshape);
+            return false;
+        }
+        p->one_d = in->ndim == 1;
+        p->N = p->one_d ? 1 : in->shape[0];
+        p->kernel_id = p->one_d ? LF_K_NLL_REDUCE_1D
+                     : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE : LF_K_NLL_REDUCE_2D;
+    } else { /* nll_loss2d, directly (4-D) or after the (N, C, 1, -1) reshape */
+        if (in->ndim == 4 && tg->ndim != 3) {
+            lf_result_error(r, "target_shape", "RuntimeError",
+                            "only batches of spatial targets supported (3D tensors) but got targets of dimension: %d", tg->ndim);
+            return false;
+        }
+        if (in->ndim != 4 && (tg->ndim != in->ndim - 1 ||
+                              memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2)))) {
+            char want[128];
+            int64_t ws[LF_MAX_DIMS];
+            ws[0] = in->shape[0];
+            memcpy(ws + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
+            lf_format_shape(want, sizeof want, ws, in->ndim - 1);
+            lf_result_error(r, "target_shape", "RuntimeError", "Expected target size %s, got %s", want, tshape);
+            return false;
+        }
+        if (w->present && w->numel != p->C) {
+            lf_result_error(r, "weight_shape", "RuntimeError", "weight tensor should be defined either for all or no classes");
+            return false;
+        }
+        if (in->ndim == 4 && memcmp(tg->shape + 1, in->shape + 2, 2 * sizeof(int64_t))) {
+            lf_result_error(r, "target_shape", "RuntimeError",
+                            "input and target batch or spatial sizes don't match: target %s, input %s", tshape, ishape);
+            return false;
+        }
+        if (tg->dtype != LF_I64) {
+            lf_result_error(r, "target_dtype", "RuntimeError", "expected scalar type Long but found %s",
+                            lf_torch_type_name(tg->dtype));
+            return false;
+        }
+        p->N = in->shape[0];
+        for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+        p->kernel_id = p->reduction == LF_RED_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
+    }
+    if (w->present && w->dtype != in->dtype) {
+        lf_result_error(r, "weight_dtype", "RuntimeError", "expected scalar type %s but found %s",
+                        lf_torch_type_name(in->dtype), lf_torch_type_name(w->dtype));
+        return false;
+    }
+    return true;
+}
+
+static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    if (!is_float(tg)) {
+        lf_result_error(r, "prob_target_dtype", "RuntimeError",
+                        "Expected floating point type for target with class probabilities, got %s",
+                        lf_torch_type_name(tg->dtype));
+        return false;
+    }
+    if (c->ignore_index >= 0) {
+        lf_result_error(r, "prob_ignore_index", "RuntimeError", "ignore_index is not supported for floating point target");
+        return false;
+    }
+    if (in->ndim == 0) {
+        lf_result_error(r, "input_dim", "IndexError", "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        return false;
+    }
+    lf_problem_init(c, p, LF_PATH_PROB);
+    p->C = in->shape[in->ndim == 1 ? 0 : 1];
+    if (w->present && (w->ndim != 1 || w->numel != p->C)) {
+        char wshape[128];
+        lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
+        lf_result_error(r, "weight_shape", "RuntimeError",
+                        "cross_entropy: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                        (long long)p->C, wshape);
+        return false;
+    }
+    if (c->label_smoothing > 1.0) { /* checked only inside `if (label_smoothing > 0.0)` */
+        lf_result_error(r, "label_smoothing_range", "RuntimeError", "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
+        return false;
+    }
+    p->label_smoothing = c->label_smoothing > 0.0 ? c->label_smoothing : 0; /* negative, NaN: none */
+    p->one_d = in->ndim == 1;
+    p->N = in->ndim == 1 ? 1 : in->shape[0];
+    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+    p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
+    if (w->present) p->out_dtype = lf_dtype_promote(p->out_dtype, w->dtype);
+    return true;
+}
+
+static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    char ishape[128], tshape[128];
+    if (!lf_same_shape(in, tg)) {
+        lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
+        lf_format_shape(tshape, sizeof tshape, tg->shape, tg->ndim);
+        lf_result_error(r, "bce_target_shape", "ValueError",
+                        "Target size (torch.Size(%s)) must be the same as input size (torch.Size(%s))", tshape, ishape);
+        return false;
+    }
+    if (!is_float(tg)) {
+        lf_result_error(r, "bce_target_dtype", "RuntimeError", "result type %s can't be cast to the desired output type %s",
+                        lf_torch_type_name(in->dtype), lf_torch_type_name(tg->dtype));
+        return false;
+    }
+    lf_problem_init(c, p, LF_PATH_BCE);
+    p->N = in->numel;
+    p->ndim = in->ndim;
+    memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+    const lf_tensor *extra[2] = {&c->pos_weight, &c->weight};
+    int64_t *strides[2] = {p->pw_stride, p->w_stride};
+    for (int k = 0; k < 2; k++) {
+        if (!extra[k]->present || lf_broadcast_strides(extra[k], in, strides[k])) continue;
+        char eshape[128];
+        lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
+        lf_format_shape(eshape, sizeof eshape, extra[k]->shape, extra[k]->ndim);
+        lf_result_error(r, "broadcast", "RuntimeError", "%s of shape %s does not broadcast to input shape %s",
+                        k ? "weight" : "pos_weight", eshape, ishape);
+        return false;
+    }
+    p->out_dtype = tg->dtype; /* (1 - target).mul_(input): the in-place chain keeps the target's dtype */
+    return true;
+}
+
+bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    memset(p, 0, sizeof *p);
+    if (c->reduction == LF_REDUCTION_INVALID) { /* Python's _Reduction.get_enum runs first */
+        lf_result_error(r, "reduction_invalid", "ValueError", "%s is not a valid value for reduction", c->reduction_name);
+        return false;
+    }
+    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return plan_bce(c, p, r);
+    if (c->loss == LF_LOSS_NLL) {
+        if (c->input.ndim < 1) {
+            lf_result_error(r, "input_dim", "ValueError", "Expected 1 or more dimensions (got 0)");
+            return false;
+        }
+        return plan_nll(c, p, r, 0);
+    }
+    if (lf_same_shape(&c->input, &c->target)) return plan_prob(c, p, r);
+    if (c->label_smoothing > 1.0) {
+        lf_result_error(r, "label_smoothing_range", "RuntimeError", "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
+        return false;
+    }
+    if (c->input.ndim == 0) { /* log_softmax(input, dim=1) on a 0-D tensor */
+        lf_result_error(r, "input_dim", "IndexError", "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        return false;
+    }
+    return plan_nll(c, p, r, c->label_smoothing > 0.0 ? c->label_smoothing : 0);
+}
+
+int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar)
+{
+    *scalar = p->reduction != LF_RED_NONE || p->one_d || (p->path == LF_PATH_BCE && p->ndim == 0);
+    if (*scalar) return 1;
+    return p->path == LF_PATH_BCE ? p->N : p->N * p->S;
+}
+
+int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p)
+{
+    if (p->path != LF_PATH_CLASS) return -1; /* probability targets and BCE never assert */
+    int64_t rows = p->one_d ? 1 : p->N * p->S;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t t = lf_load_i64(c->target.data, c->target.dtype, i);
+        if (t != c->ignore_index && !(t >= 0 && t < p->C)) return i;
+    }
+    return -1;
+}
+
+bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
+{
+    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && c->weight.present &&
+          p->reduction == LF_RED_MEAN && c->target.dtype != LF_I64))
+        return false;
+    lf_result_error(r, "target_dtype", "RuntimeError", "gather(): Expected dtype int64 for index");
+    return true;
+}

@@ -1,0 +1,68 @@
+/* test_guard.c - the guard's decisions and diagnoses on the named user mistakes
+ * of pytorch-semantics.md section 5. */
+#include <stdio.h>
+
+#include "lf_guard.h"
+#include "lf_test_util.h"
+
+static lf_result guard_of(const char *json)
+{
+    lf_case c;
+    lf_result r;
+    lf_test_case(&c, json);
+    lf_guard_run(&c, lf_sim_backend(), &r);
+    lf_case_free(&c);
+    return r;
+}
+
+static void expect_rejection(const char *json, const char *error, const char *hint_id)
+{
+    lf_result r = guard_of(json);
+    if (r.kind == LF_OUTCOME_OK) fail_msg("accepted, want %s/%s", error, hint_id);
+    if (strcmp(r.error, error) || strcmp(r.hint_id, hint_id))
+        fail_msg("got %s/%s (%s), want %s/%s", r.error, r.hint_id, r.message, error, hint_id);
+    lf_result_free(&r);
+}
+
+#define SEG(tdtype, tshape, tvalues, extra) "{\"loss\": \"cross_entropy\"," \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 4, 2, 2], \"values\": {\"init\": \"randn\"}}," \
+    " \"target\": {\"dtype\": \"" tdtype "\", \"shape\": " tshape ", \"values\": " tvalues "}" extra "}"
+
+static void label_mistakes_get_their_hints(void **state)
+{
+    (void)state;
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[1, 2, 3, 4]", ""), "label_out_of_range", "one_based_labels");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 255, 3, 255]", ""), "label_out_of_range", "void_255");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, -1, 3, 2]", ""), "label_out_of_range", "negative_labels");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 9, 3, 2]", ""), "label_out_of_range", "too_many_classes");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ""), "label_out_of_range", "corrupt_labels");
+    expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1, 3, 2]", ""), "target_dtype", "float_mask");
+    expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1.5, 3, 2.25]", ""), "target_dtype", "interpolated_mask");
+    expect_rejection(SEG("int64", "[1, 2, 2, 1]", "[0, 1, 3, 2]", ""), "target_shape", "extra_channel_dim");
+    expect_rejection(SEG("int64", "[1, 4, 2, 2]", "{\"init\": \"onehot\"}", ""), "prob_target_dtype", "one_hot_target");
+}
+
+static void accepted_cases_keep_their_warnings(void **state)
+{
+    (void)state;
+    lf_result r = guard_of(SEG("int64", "[1, 2, 2]", "[0, 255, 3, 255]", ", \"ignore_index\": 255"));
+    assert_int_equal(r.kind, LF_OUTCOME_OK);
+    lf_result_free(&r);
+    r = guard_of(SEG("int64", "[1, 2, 2]", "[0, 1, 3, 2]", ", \"ignore_index\": 2"));
+    assert_int_equal(r.kind, LF_OUTCOME_OK);
+    assert_non_null(strstr(r.warning, "is a real class"));
+    lf_result_free(&r);
+    r = guard_of(SEG("float32", "[1, 4, 2, 2]", "{\"init\": \"uniform\", \"seed\": 2}", ""));
+    assert_int_equal(r.kind, LF_OUTCOME_OK); /* soft targets not summing to 1: PyTorch accepts */
+    assert_non_null(strstr(r.warning, "do not sum to 1"));
+    lf_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(label_mistakes_get_their_hints),
+        cmocka_unit_test(accepted_cases_keep_their_warnings),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

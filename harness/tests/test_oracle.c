@@ -1,0 +1,103 @@
+/* test_oracle.c - the oracle notices broken paths: a backend whose guard skips
+ * validation, one whose kernels return wrong numbers, one whose reference does
+ * not assert. Each must become a finding of the right class. */
+#include <math.h>
+#include <stdio.h>
+
+#include "lf_oracle.h"
+#include "lf_test_util.h"
+
+static lf_backend broken;
+
+static int validate_nothing(const lf_problem *p, const void *t, int64_t n, lf_target_stats *s)
+{
+    (void)p; (void)t; (void)n; (void)s;
+    return 0; /* stats stay "no bad target" */
+}
+
+static int forward_off_by_a_bit(const lf_problem *p, const lf_buffers *b)
+{
+    int rc = lf_sim_backend()->guarded_forward(p, b);
+    lf_st_f64(b->out, p->out_dtype, 0, lf_ld_f64(b->out, p->out_dtype, 0) * 1.001);
+    return rc;
+}
+
+static int reference_without_asserts(const lf_problem *p, const lf_buffers *b)
+{
+    int rc = lf_sim_backend()->reference_forward(p, b);
+    memset(b->rec, 0, sizeof *b->rec);
+    return rc;
+}
+
+static const char *finding_of(const char *json)
+{
+    static char cls[96];
+    lf_case c;
+    lf_verdict v;
+    lf_test_case(&c, json);
+    lf_oracle_check(&c, &broken, &v);
+    snprintf(cls, sizeof cls, "%s", v.finding ? v.finding_class : "pass");
+    lf_verdict_free(&v);
+    lf_case_free(&c);
+    return cls;
+}
+
+#define CE(labels) "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4]," \
+    " \"values\": {\"init\": \"randn\", \"seed\": 5}}, \"target\": {\"dtype\": \"int64\", \"shape\": [3], \"values\": " labels "}}"
+
+static void a_correct_backend_passes(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    assert_string_equal(finding_of(CE("[0, 3, 1]")), "pass");
+    assert_string_equal(finding_of(CE("[0, 4, 1]")), "pass");
+}
+
+static void a_guard_that_skips_validation_is_a_guard_miss(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    broken.guarded_validate = validate_nothing;
+    assert_string_equal(finding_of(CE("[0, 4, 1]")), "guard-miss/label_out_of_range");
+}
+
+static void wrong_numbers_are_a_value_mismatch(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    broken.guarded_forward = forward_off_by_a_bit;
+    assert_string_equal(finding_of(CE("[0, 3, 1]")), "value-mismatch/guard");
+}
+
+static void a_reference_that_does_not_assert_is_caught(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    broken.reference_forward = reference_without_asserts;
+    assert_string_equal(finding_of(CE("[0, 4, 1]")), "reference-mismatch/ok-vs-device_assert");
+}
+
+static void comparison_is_nan_safe(void **state)
+{
+    (void)state;
+    assert_false(lf_values_close(NAN, 1, 1.0, LF_F32));
+    assert_false(lf_values_close(1.0, 1, NAN, LF_F32));
+    assert_true(lf_values_close(NAN, 0, NAN, LF_F32));
+    assert_false(lf_values_close(INFINITY, 0, -INFINITY, LF_F32));
+    assert_true(lf_values_close(INFINITY, 0, 65504.0, LF_F16));    /* overflow at the dtype's edge */
+    assert_false(lf_values_close(INFINITY, 0, 1000.0, LF_F16));
+    assert_true(lf_values_close(1.0, 1, 1.0 + 1e-7, LF_F32));
+    assert_false(lf_values_close(1.0, 1, 1.0 + 1e-3, LF_F32));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_correct_backend_passes),
+        cmocka_unit_test(a_guard_that_skips_validation_is_a_guard_miss),
+        cmocka_unit_test(wrong_numbers_are_a_value_mismatch),
+        cmocka_unit_test(a_reference_that_does_not_assert_is_caught),
+        cmocka_unit_test(comparison_is_nan_safe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

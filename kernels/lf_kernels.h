@@ -1,0 +1,102 @@
+/* lf_kernels.h - what the kernels compute on, and the launchers both backends
+ * (the CPU simulation in kernels/sim, CUDA in kernels/cuda) export.
+ *
+ * A problem is one routed loss call (the spec's plan): logits laid out as
+ * (N, C, S) contiguous - N rows of a batch, C classes, S positions of the
+ * flattened spatial dims (S = 1 for 1-D/2-D input) - so element (n, c, s) is at
+ * (n*C + c)*S + s and target (n, s) at n*S + s. BCE-with-logits is elementwise
+ * over `numel` elements, with weight and pos_weight broadcast by strides. */
+#ifndef LF_KERNELS_H
+#define LF_KERNELS_H
+
+#include "lf_elem.h"
+
+#define LF_MAX_BCAST_DIMS 8
+
+typedef enum { LF_PATH_CLASS, LF_PATH_PROB, LF_PATH_BCE } lf_path;
+enum { LF_RED_NONE, LF_RED_MEAN, LF_RED_SUM };
+
+/* PyTorch's kernels whose asserts users see, and the asserted conditions. */
+typedef enum {
+    LF_K_NONE,
+    LF_K_NLL_NO_REDUCE,     /* nll_loss_forward_no_reduce_cuda_kernel */
+    LF_K_NLL_REDUCE_1D,     /* nll_loss_forward_reduce_cuda_kernel_1d */
+    LF_K_NLL_REDUCE_2D,     /* nll_loss_forward_reduce_cuda_kernel_2d */
+    LF_K_NLL2D_NO_REDUCE,   /* nll_loss2d_forward_no_reduce_kernel */
+    LF_K_NLL2D_REDUCE,      /* nll_loss2d_forward_kernel */
+    LF_K_COUNT
+} lf_kernel_id;
+enum { LF_COND_NONE, LF_COND_TARGET_RANGE, LF_COND_COUNT };
+
+typedef struct {
+    int path;               /* lf_path */
+    int log_softmax;        /* 1: input is logits (cross_entropy); 0: log-probabilities (nll_loss) */
+    int one_d;              /* 1-D input: one row, no batch dim, reads only target[0] */
+    int64_t N, C, S;        /* rows, classes, positions; BCE: N = numel, C = S = 1 */
+    int reduction;          /* LF_RED_* */
+    int64_t ignore_index;
+    double label_smoothing; /* 0 when the path has none */
+    int in_dtype, tgt_dtype, w_dtype, pw_dtype, out_dtype;
+    int has_weight, has_pos_weight;
+    int kernel_id;          /* lf_kernel_id an out-of-range target asserts in */
+    /* BCE broadcasting: input dims and the element strides of weight/pos_weight
+     * (0 along broadcast dims). */
+    int ndim;
+    int64_t shape[LF_MAX_BCAST_DIMS], w_stride[LF_MAX_BCAST_DIMS], pw_stride[LF_MAX_BCAST_DIMS];
+} lf_problem;
+
+/* Broadcast offset of flat input element i in a tensor with the given strides. */
+LF_DEVICE int64_t lf_bcast_offset(const lf_problem *p, const int64_t *stride, int64_t i)
+{
+    int64_t off = 0;
+    for (int d = p->ndim - 1; d >= 0; d--) {
+        off += (i % p->shape[d]) * stride[d];
+        i /= p->shape[d];
+    }
+    return off;
+}
+
+/* Device (or, in the simulation, host) buffers of one launch. */
+typedef struct {
+    const void *input, *target, *weight, *pos_weight;
+    void *out;              /* rows results (reduction none) or one element, out_dtype */
+    void *scratch;          /* reference: log-probabilities, N*C*S of in_dtype */
+    double *acc;            /* LF_ACC_COUNT accumulators, zeroed by the caller */
+    lf_assert_record *rec;  /* zeroed by the caller, index = INT64_MAX */
+} lf_buffers;
+
+/* Reduction accumulators: loss sum, weight sum (mean's denominator), label
+ * smoothing sum, and the number of targets that were not ignored. */
+enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_COUNT };
+
+/* One pass over the targets on the device: what the guard needs to decide and
+ * to explain. Class-index targets: range against C with ignore_index first, as
+ * PyTorch's kernels do. Probability targets: per-row sums. */
+typedef struct {
+    int64_t n_bad, first_bad;          /* out of range and not ignored; first_bad = INT64_MAX if none */
+    int64_t n_ignored, n_negative, n_eq_c, n_eq_255, n_ge_c, n_non_integer;
+    int64_t min_label, max_label;      /* over non-ignored targets */
+    int64_t n_rows_off_sum, first_row_off_sum; /* probability rows whose sum is not 1 */
+    int64_t n_rows_multi_hot, n_rows_one_hot, n_negative_prob;
+} lf_target_stats;
+
+/* Each backend exports these under its prefix: lf_sim_* (kernels/sim) and
+ * lf_cuda_* (kernels/cuda, device pointers). All return 0 or a backend error. */
+#define LF_DECLARE_BACKEND(prefix)                                                         \
+    int prefix##_reference_forward(const lf_problem *p, const lf_buffers *b);              \
+    int prefix##_guarded_validate(const lf_problem *p, const void *target, int64_t n,      \
+                                  lf_target_stats *stats);                                 \
+    int prefix##_guarded_forward(const lf_problem *p, const lf_buffers *b);
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+LF_DECLARE_BACKEND(lf_sim)
+LF_DECLARE_BACKEND(lf_cuda)
+const char *lf_kernel_name(int kernel_id);
+const char *lf_cond_text(int cond_id);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
