@@ -82,6 +82,15 @@ static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
     return t;
 }
 
+/* cross_entropy_loss_label_smoothing stores nll, the smoothing term and each
+ * product in the output dtype: (1 - eps) * nll + smooth * (eps / C). */
+static double smoothed(lf_dtype t, double eps, int64_t C, double nll, double smooth)
+{
+    double a = lf_dtype_round(t, (1 - eps) * lf_dtype_round(t, nll));
+    double b = lf_dtype_round(t, lf_dtype_round(t, smooth) * (eps / (double)C));
+    return lf_dtype_round(t, a + b);
+}
+
 static void put(lf_result *r, int64_t i, double v, double mag)
 {
     r->values[i] = lf_dtype_round(r->out_dtype, v);
@@ -116,7 +125,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
             t = p->path == LF_PATH_CLASS ? class_row(c, p, i, lp) : prob_row(c, p, base, lp);
         }
         if (p->reduction == LF_RED_NONE) {
-            put(r, i, eps > 0 ? (1 - eps) * t.loss + eps / (double)p->C * t.smooth : t.loss,
+            put(r, i, eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth) : t.loss,
                 eps > 0 ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag : t.mag);
             continue;
         }
@@ -134,8 +143,8 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     } else if (mean) div = sum.w;
     if (div != 1) { v /= div; mag /= fabs(div); }
     if (eps > 0) {
-        double sdiv = mean ? sum.w : 1;
-        v = (1 - eps) * v + eps / (double)p->C * (sum.smooth / sdiv);
+        double sdiv = mean ? lf_dtype_round(r->out_dtype, sum.w) : 1;
+        v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.smooth) / sdiv);
         mag = (1 - eps) * mag + eps / (double)p->C * sum.smooth_mag / fabs(sdiv);
     }
     put(r, 0, v, mag);
