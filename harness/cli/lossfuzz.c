@@ -65,8 +65,10 @@ static bool expand(const char *arg, char ***list, int *n)
     for (struct dirent *e; (e = readdir(d));) {
         size_t len = strlen(e->d_name);
         if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
-        char *path = malloc(strlen(arg) + len + 2);
-        sprintf(path, "%s/%s", arg, e->d_name);
+        size_t dir_len = strlen(arg);
+        while (dir_len > 1 && arg[dir_len - 1] == '/') dir_len--;
+        char *path = malloc(dir_len + len + 2);
+        sprintf(path, "%.*s/%s", (int)dir_len, arg, e->d_name);
         *list = realloc(*list, sizeof(char *) * (size_t)(*n + 1));
         (*list)[(*n)++] = path;
     }
