@@ -74,8 +74,15 @@ LF_DEVICE void lf_assert_fail(lf_assert_record *rec, int kernel_id, int cond_id,
 }
 
 #if LF_IS_CUDA && defined(LF_ASSERT_HARD)
-/* Hard mode: a real device-side assert. The context is dead afterwards. */
-#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value) assert(cond)
+/* Declared here as c10/macros/Macros.h does: CUDA's headers no longer declare
+ * the device side of it. */
+extern "C" __host__ __device__ void __assert_fail(const char *, const char *, unsigned int, const char *) noexcept
+    __attribute__((__noreturn__));
+/* Hard mode: a real device-side assert, as PyTorch's CUDA_KERNEL_ASSERT makes it:
+ * __assert_fail directly, so NDEBUG cannot compile it out. The context is dead
+ * afterwards (cudaErrorAssert, 710). */
+#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value) \
+    do { if (!(cond)) __assert_fail(#cond, __FILE__, (unsigned)__LINE__, __func__); } while (0)
 #else
 #define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value) \
     do { if (!(cond)) { lf_assert_fail((rec), (kernel_id), (cond_id), (index), (value)); return; } } while (0)

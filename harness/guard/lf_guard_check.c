@@ -87,10 +87,7 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
                       lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
     lf_problem_init(c, p, LF_PATH_CLASS);
-    p->one_d = in->ndim == 1;
-    p->C = C;
-    p->N = p->one_d ? 1 : in->shape[0];
-    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+    lf_problem_layout(in, p);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0) p->label_smoothing = c->label_smoothing;
     return true;
 }
@@ -116,10 +113,7 @@ static bool check_prob(const lf_case *c, lf_problem *p, lf_result *r, bool *need
         return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
                       "label_smoothing = %g is greater than 1", c->label_smoothing);
     lf_problem_init(c, p, LF_PATH_PROB);
-    p->C = C;
-    p->one_d = in->ndim == 1;
-    p->N = p->one_d ? 1 : in->shape[0];
-    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+    lf_problem_layout(in, p);
     p->label_smoothing = c->label_smoothing > 0 ? c->label_smoothing : 0;
     p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
     if (w->present) p->out_dtype = lf_dtype_promote(p->out_dtype, w->dtype);

@@ -21,3 +21,12 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int path)
     p->N = p->C = p->S = 1;
 }
 
+
+void lf_problem_layout(const lf_tensor *in, lf_problem *p)
+{
+    p->one_d = in->ndim == 1;
+    p->C = in->shape[p->one_d ? 0 : 1];
+    p->N = p->one_d ? 1 : in->shape[0];
+    p->S = 1;
+    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
+}

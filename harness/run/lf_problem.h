@@ -10,4 +10,8 @@
  * the case; N = C = S = 1 and the output dtype is the input's. */
 void lf_problem_init(const lf_case *c, lf_problem *p, int path);
 
+/* The (N, C, S) layout of a class-dimension input of rank >= 1: class dim 0 for
+ * a 1-D input (one_d, N = 1), else 1; S is the product of the dims after it. */
+void lf_problem_layout(const lf_tensor *input, lf_problem *p);
+
 #endif

@@ -35,8 +35,8 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
         return false;
     }
     lf_problem_init(c, p, LF_PATH_CLASS);
+    lf_problem_layout(in, p);
     p->label_smoothing = smoothing;
-    p->C = in->shape[in->ndim == 1 ? 0 : 1];
     if (in->ndim <= 2) { /* nll_loss: TORCH_META_FUNC(nll_loss_forward), 2.15 order */
         if (tg->ndim > 1) {
             lf_result_error(r, "target_shape", "RuntimeError", "0D or 1D target tensor expected, multi-target not supported");
@@ -58,8 +58,6 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                             (long long)p->C, wshape);
             return false;
         }
-        p->one_d = in->ndim == 1;
-        p->N = p->one_d ? 1 : in->shape[0];
         p->kernel_id = p->one_d ? LF_K_NLL_REDUCE_1D
                      : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE : LF_K_NLL_REDUCE_2D;
     } else { /* nll_loss2d, directly (4-D) or after the (N, C, 1, -1) reshape */
@@ -92,8 +90,6 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                             lf_torch_type_name(tg->dtype));
             return false;
         }
-        p->N = in->shape[0];
-        for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
         p->kernel_id = p->reduction == LF_RED_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
     }
     if (w->present && w->dtype != in->dtype) {
@@ -122,7 +118,7 @@ static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
         return false;
     }
     lf_problem_init(c, p, LF_PATH_PROB);
-    p->C = in->shape[in->ndim == 1 ? 0 : 1];
+    lf_problem_layout(in, p);
     if (w->present && (w->ndim != 1 || w->numel != p->C)) {
         char wshape[128];
         lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
@@ -136,9 +132,6 @@ static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
         return false;
     }
     p->label_smoothing = c->label_smoothing > 0.0 ? c->label_smoothing : 0; /* negative, NaN: none */
-    p->one_d = in->ndim == 1;
-    p->N = in->ndim == 1 ? 1 : in->shape[0];
-    for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
     p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
     if (w->present) p->out_dtype = lf_dtype_promote(p->out_dtype, w->dtype);
     return true;
