@@ -10,6 +10,7 @@
 #define LF_KERNELS_H
 
 #include "lf_elem.h"
+#include "lf_mutants.h"
 
 #define LF_MAX_BCAST_DIMS 8
 

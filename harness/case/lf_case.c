@@ -9,6 +9,8 @@ static const char *const loss_names[LF_LOSS_COUNT] = {
     "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"};
 static const char *const outcome_names[] = {"none", "ok", "host_error", "device_assert"};
 
+int64_t lf_numel_limit = LF_MAX_NUMEL;
+
 const lf_init_field lf_init_fields[LF_INIT_FIELD_COUNT] = {
     {"mean", offsetof(lf_init, mean), LF_INIT_HAS_MEAN},
     {"std", offsetof(lf_init, std), LF_INIT_HAS_STD},
@@ -77,9 +79,9 @@ bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shap
             return false;
         }
         /* Checked before multiplying, so a lying shape cannot overflow int64. */
-        if (shape[d] > 0 && numel > LF_MAX_NUMEL / shape[d]) {
+        if (shape[d] > 0 && numel > lf_numel_limit / shape[d]) {
             snprintf(err, errlen, "shape has more than %lld elements (the limit)",
-                     (long long)LF_MAX_NUMEL);
+                     (long long)lf_numel_limit);
             return false;
         }
         numel *= shape[d];

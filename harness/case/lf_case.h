@@ -11,6 +11,10 @@
 
 #define LF_MAX_DIMS 8                      /* inputs are at most 5-D; targets may carry extra dims */
 #define LF_MAX_NUMEL ((int64_t)1 << 28)    /* per tensor; larger shapes are refused, not allocated */
+
+/* The per-tensor element limit in force (LF_MAX_NUMEL unless lowered, as the
+ * fuzz targets do to keep every execution fast). */
+extern int64_t lf_numel_limit;
 #define LF_MAX_SPECIALS 8
 
 typedef enum { LF_LOSS_CROSS_ENTROPY, LF_LOSS_NLL, LF_LOSS_BCE_WITH_LOGITS, LF_LOSS_COUNT } lf_loss;

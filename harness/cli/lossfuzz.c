@@ -2,6 +2,8 @@
  *
  *   lossfuzz check [--backend sim] [--json] FILE|DIR...   run cases through spec, reference, guard
  *   lossfuzz show [--values] FILE                         print a case as JSON
+ *   lossfuzz minimize [--target T] [--out DIR] FILE...    shrink a crash or case into a regression
+ *   lossfuzz encode --target T --out DIR FILE...          JSON cases to fuzz inputs (seed corpora)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage. */
 #include <dirent.h>
@@ -11,10 +13,11 @@
 #include <sys/stat.h>
 
 #include "lf_case_json.h"
+#include "lf_cli.h"
 #include "lf_oracle.h"
 #include "lf_report.h"
 
-enum { EXIT_PASS = 0, EXIT_FINDING = 1, EXIT_UNUSABLE = 2 };
+enum { EXIT_PASS = LF_EXIT_PASS, EXIT_FINDING = LF_EXIT_FINDING, EXIT_UNUSABLE = LF_EXIT_UNUSABLE };
 
 static const char usage_main[] =
     "usage: lossfuzz COMMAND [OPTIONS] ...\n"
@@ -22,8 +25,10 @@ static const char usage_main[] =
     "Fuzzing and regression harness for cross-entropy loss kernels.\n"
     "\n"
     "commands:\n"
-    "  check   run cases through the PyTorch spec, the reference kernels and the guard\n"
-    "  show    print a case as JSON\n"
+    "  check     run cases through the PyTorch spec, the reference kernels and the guard\n"
+    "  show      print a case as JSON\n"
+    "  minimize  shrink a crash file or a case into a JSON regression\n"
+    "  encode    turn JSON cases into a fuzz target's inputs (seed corpora)\n"
     "\n"
     "'lossfuzz COMMAND --help' describes a command.\n";
 
@@ -189,6 +194,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
     if (!strcmp(argv[1], "show")) return cmd_show(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "minimize")) return lf_cmd_minimize(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "encode")) return lf_cmd_encode(argc - 2, argv + 2);
     fprintf(stderr, "lossfuzz: unknown command \"%s\"\n%s", argv[1], usage_main);
     return EXIT_UNUSABLE;
 }

@@ -1,0 +1,15 @@
+/* fuzz_class.c - fuzz target: cross_entropy with class-index targets and
+ * nll_loss (1-D, 2-D and spatial inputs), through spec, reference and guard.
+ * Engine-neutral: built for libFuzzer, AFL++ and the replay driver. */
+#include "lf_fuzz.h"
+
+const lf_target lf_fuzz_target = LF_TARGET_CLASS;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    lf_case c;
+    lf_decode(LF_TARGET_CLASS, data, size, &c, NULL);
+    lf_fuzz_check(&c, data, size);
+    lf_case_free(&c);
+    return 0;
+}

@@ -1,0 +1,238 @@
+/* lf_decode.c - bytes to a case (lf_fuzz.h's format). Two families:
+ * fuzz_class (cross_entropy with class indices, nll_loss; 1-D, 2-D, spatial)
+ * and fuzz_prob (cross_entropy with probability targets, BCE-with-logits). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_fuzz.h"
+#include "lf_params.h"
+#include "lf_producer.h"
+
+static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json"};
+
+const char *lf_target_name(lf_target t) { return t < LF_TARGET_COUNT ? target_names[t] : "?"; }
+
+bool lf_target_parse(const char *name, lf_target *out)
+{
+    for (int t = 0; t < LF_TARGET_COUNT; t++)
+        if (!strcmp(name, target_names[t]) || !strcmp(name, target_names[t] + 5)) {
+            *out = (lf_target)t;
+            return true;
+        }
+    return false;
+}
+
+/* The input's shape from the size parameters, kept under half LF_FUZZ_MAX_NUMEL
+ * so that a target with one more row or an extra dim still fits the limit. */
+static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
+{
+    int64_t n = (prm[P_N] + 1) % 9, c = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
+    int64_t d[3] = {1 + prm[P_D1] % 4, 1 + prm[P_D2] % 4, 1 + prm[P_D3] % 4};
+    int64_t spatial = 1;
+    for (int k = 0; k < rank - 2; k++) spatial *= d[k];
+    const int64_t limit = LF_FUZZ_MAX_NUMEL / 2;
+    if (n * c * spatial > limit) d[0] = d[1] = d[2] = 1;
+    if ((n ? n : 1) * c > limit) c = limit / (n ? n : 1); /* a 1-D or empty input still has c classes */
+    if (rank == 0) return 0;
+    if (rank == 1) { shape[0] = c; return 1; }
+    shape[0] = n;
+    shape[1] = c;
+    for (int k = 2; k < rank; k++) shape[k] = d[k - 2];
+    return rank;
+}
+
+static void alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape)
+{
+    char err[128];
+    if (!lf_tensor_alloc(t, dtype, ndim, shape, err, sizeof err)) { /* cannot happen within the limits */
+        fprintf(stderr, "lf_decode: %s\n", err);
+        __builtin_trap();
+    }
+}
+
+static void common_options(lf_case *c, const uint8_t *prm)
+{
+    const char *red = lf_p_reductions[prm[P_REDUCTION] % LF_COUNT(lf_p_reductions)];
+    snprintf(c->reduction_name, sizeof c->reduction_name, "%s", red);
+    c->reduction = lf_reduction_parse(red);
+    c->has_reduction = prm[P_REDUCTION] != 0;
+}
+
+static void weights(lf_producer *pr, lf_case *c, int mode, int64_t C, lf_dtype dtype, bool fill)
+{
+    if (mode == W_NONE) return;
+    int64_t n = mode == W_ONE_TOO_MANY ? C + 1 : C;
+    lf_dtype wd = mode == W_OTHER_DTYPE ? (dtype == LF_F64 ? LF_F32 : LF_F64) : dtype;
+    alloc(&c->weight, wd, 1, &n);
+    if (!fill) { pr->head += 4 * (size_t)n; return; }
+    for (int64_t i = 0; i < n; i++) lf_st_f64(c->weight.data, wd, i, 1.0 + lf_take_f32(pr));
+}
+
+static void logits(lf_producer *pr, lf_tensor *t, int mode, lf_layout *lay, bool fill)
+{
+    lay->value_at = pr->head;
+    lay->n_values = (size_t)t->numel;
+    if (!fill) { pr->head += 4 * (size_t)t->numel; return; }
+    for (int64_t i = 0; i < t->numel; i++) {
+        double v = lf_take_f32(pr);
+        if (mode == V_OFFSET) v += 1e4;
+        else if (mode == V_SCALED) v *= 1000;
+        else if (mode == V_MASKED && v == 0) v = -INFINITY;
+        lf_st_f64(t->data, t->dtype, i, v);
+    }
+}
+
+static void target_shape(const lf_tensor *in, int mode, int *ndim, int64_t *shape)
+{
+    if (in->ndim <= 1) *ndim = 0;
+    else {
+        *ndim = in->ndim - 1;
+        shape[0] = in->shape[0];
+        for (int k = 2; k < in->ndim; k++) shape[k - 1] = in->shape[k];
+    }
+    switch (mode) {
+    case TS_TRAILING_ONE: shape[(*ndim)++] = 1; break;
+    case TS_CHANNEL_ONE:
+        if (*ndim == 0) { shape[(*ndim)++] = 1; break; }
+        memmove(shape + 2, shape + 1, sizeof(int64_t) * (size_t)(*ndim - 1));
+        shape[1] = 1;
+        (*ndim)++;
+        break;
+    case TS_BATCH_PLUS_ONE:
+        if (*ndim == 0) shape[(*ndim)++] = 2;
+        else shape[0]++;
+        break;
+    case TS_DROP_LAST: if (*ndim > 0) (*ndim)--; break;
+    case TS_SCALAR: *ndim = 0; break;
+    default: break;
+    }
+}
+
+static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
+{
+    int64_t shape[LF_MAX_DIMS];
+    c->loss = prm[P_LOSS] % 2 ? LF_LOSS_NLL : LF_LOSS_CROSS_ENTROPY;
+    int ndim = input_shape(prm, lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)], shape);
+    alloc(&c->input, lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)], ndim, shape);
+    int64_t C = c->input.shape[ndim == 1 ? 0 : 1];
+    static const int64_t fixed_ignore[IG_COUNT] = {-100, 255, -1, 0, 0, 0, 2147483648LL};
+    int ig = prm[P_IGNORE_OR_POS_WEIGHT] % IG_COUNT;
+    c->ignore_index = ig == IG_C_MINUS_1 ? C - 1 : ig == IG_C ? C : fixed_ignore[ig];
+    c->has_ignore_index = ig != IG_DEFAULT;
+    common_options(c, prm);
+    if (c->loss == LF_LOSS_CROSS_ENTROPY) {
+        c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
+        c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
+    }
+    int tndim;
+    int64_t tshape[LF_MAX_DIMS];
+    target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
+    lf_dtype tdtype = lf_p_label_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_label_dtypes)];
+    alloc(&c->target, tdtype, tndim, tshape);
+    lay->label_at = pr->head;
+    lay->n_labels = (size_t)c->target.numel;
+    if (!fill) pr->head += 2 * (size_t)c->target.numel;
+    for (int64_t i = 0; fill && i < c->target.numel; i++) {
+        unsigned v = lf_take_u16(pr);
+        double label = v < LF_LABEL_SPECIAL ? (double)(C > 0 ? (int64_t)(v % (unsigned)C) : 0)
+                                            : lf_special_label(v & 0x7f, C, c->ignore_index);
+        if ((v & 0x80) && v >= LF_LABEL_SPECIAL) label = (double)((v & 0x7f) % (C > 0 ? C : 1)) + 0.5;
+        lf_st_f64(c->target.data, tdtype, i, label);
+    }
+    logits(pr, &c->input, prm[P_VALUE_MODE] % V_COUNT, lay, fill);
+    weights(pr, c, prm[P_WEIGHT] % W_COUNT, C, c->input.dtype, fill);
+}
+
+static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
+{
+    int64_t rows = t->ndim >= 2 ? t->shape[0] : 1, C = t->ndim >= 2 ? t->shape[1] : t->ndim ? t->shape[0] : 1;
+    int64_t inner = rows * C != 0 ? t->numel / (rows * C) : 0;
+    for (int64_t i = 0; i < t->numel; i++) {
+        double v = lf_take_f32(pr);
+        if (mode == PV_CLAMPED) v = isnan(v) ? 0 : fmin(1, fmax(0, v));
+        if (mode == PV_NORMALIZED) v = isfinite(v) ? fabs(v) : 1;
+        lf_st_f64(t->data, t->dtype, i, v);
+    }
+    if (mode != PV_ONE_HOT && mode != PV_NORMALIZED) return;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t s = 0; s < inner; s++) {
+            double sum = 0;
+            int64_t hot = 0;
+            for (int64_t k = 0; k < C; k++) {
+                double v = lf_ld_f64(t->data, t->dtype, (r * C + k) * inner + s);
+                sum += v;
+                if (v > lf_ld_f64(t->data, t->dtype, (r * C + hot) * inner + s)) hot = k;
+            }
+            for (int64_t k = 0; k < C; k++) {
+                int64_t at = (r * C + k) * inner + s;
+                double v = mode == PV_ONE_HOT ? (k == hot) : sum > 0 ? lf_ld_f64(t->data, t->dtype, at) / sum : 1.0 / (double)C;
+                lf_st_f64(t->data, t->dtype, at, v);
+            }
+        }
+}
+
+static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
+{
+    int64_t shape[LF_MAX_DIMS];
+    bool bce = prm[P_LOSS] % 2;
+    c->loss = bce ? LF_LOSS_BCE_WITH_LOGITS : LF_LOSS_CROSS_ENTROPY;
+    int ndim = input_shape(prm, lf_p_rank_prob[prm[P_RANK] % LF_COUNT(lf_p_rank_prob)], shape);
+    lf_dtype in_dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
+    alloc(&c->input, in_dtype, ndim, shape);
+    common_options(c, prm);
+    if (!bce) {
+        c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
+        c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
+        c->ignore_index = lf_p_prob_ignore[prm[P_PROB_IGNORE] % LF_COUNT(lf_p_prob_ignore)];
+        c->has_ignore_index = prm[P_PROB_IGNORE] % LF_COUNT(lf_p_prob_ignore) != 0;
+    }
+    int tndim = ndim;
+    int64_t tshape[LF_MAX_DIMS];
+    memcpy(tshape, shape, sizeof tshape);
+    switch (prm[P_TGT_SHAPE] % 4) { /* same shape, or a mistake */
+    case 1: tshape[tndim++] = 1; break;
+    case 2: if (tndim) tndim--; break;
+    case 3: if (tndim) tshape[0]++; else tshape[tndim++] = 2; break;
+    default: break;
+    }
+    lf_dtype td = lf_p_prob_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_prob_dtypes)];
+    alloc(&c->target, td == LF_DTYPE_COUNT ? in_dtype : td, tndim, tshape);
+    logits(pr, &c->input, V_RAW, lay, fill);
+    lay->n_values += (size_t)c->target.numel; /* the mutator treats targets like logits */
+    if (fill) prob_values(pr, &c->target, prm[P_VALUE_MODE] % PV_COUNT);
+    else pr->head += 4 * (size_t)c->target.numel;
+    int64_t last = ndim ? shape[ndim - 1] : 1, C = ndim >= 2 ? shape[1] : ndim ? shape[0] : 1;
+    weights(pr, c, prm[P_WEIGHT] % W_COUNT, bce ? last : C, in_dtype, fill);
+    int pw = prm[P_IGNORE_OR_POS_WEIGHT] % 4;
+    if (bce && pw) {
+        int64_t n = pw == 1 ? last : pw == 2 ? 1 : last + 1;
+        alloc(&c->pos_weight, in_dtype, 1, &n);
+        for (int64_t i = 0; fill && i < n; i++) lf_st_f64(c->pos_weight.data, in_dtype, i, 1.0 + lf_take_f32(pr));
+    }
+}
+
+static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout, bool fill)
+{
+    lf_producer pr = {data, size, 0};
+    uint8_t prm[LF_N_PARAMS];
+    lf_layout lay = {0};
+    for (int k = 0; k < LF_N_PARAMS; k++) prm[k] = lf_take_param(&pr);
+    lay.payload = pr.size;
+    lf_case_init(c);
+    if (t == LF_TARGET_PROB) decode_prob(&pr, prm, c, &lay, fill);
+    else decode_class(&pr, prm, c, &lay, fill);
+    if (layout) *layout = lay;
+}
+
+void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout)
+{
+    decode(t, data, size, c, layout, true);
+}
+
+void lf_decode_layout(lf_target t, const uint8_t *data, size_t size, lf_layout *layout)
+{
+    lf_case c;
+    decode(t, data, size, &c, layout, false);
+    lf_case_free(&c);
+}

@@ -1,0 +1,130 @@
+/* lf_encode.c - a case to the fuzz byte format, for seed corpora made from
+ * regressions. Approximate where the format cannot say exactly (a class count
+ * outside its table, an ignore_index it has no choice for): a seed only needs
+ * to start the fuzzer near the case, lf_decode decides what it is. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lf_fuzz.h"
+#include "lf_params.h"
+
+typedef struct { uint8_t *out; size_t cap, at; bool full; } sink;
+
+static void put(sink *s, const void *bytes, size_t n)
+{
+    if (s->at + n > s->cap) { s->full = true; return; }
+    memcpy(s->out + s->at, bytes, n);
+    s->at += n;
+}
+
+static void put_f32(sink *s, double v) { float f = (float)v; put(s, &f, 4); }
+
+static uint8_t nearest(const int64_t *table, size_t n, int64_t v)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+        if (llabs(table[i] - v) < llabs(table[best] - v)) best = i;
+    return (uint8_t)best;
+}
+
+static uint8_t index_of_dtype(const lf_dtype *table, size_t n, lf_dtype t)
+{
+    for (size_t i = 0; i < n; i++)
+        if (table[i] == t) return (uint8_t)i;
+    return 0;
+}
+
+static uint8_t index_of_rank(const int *table, size_t n, int rank)
+{
+    for (size_t i = 0; i < n; i++)
+        if (table[i] == rank) return (uint8_t)i;
+    return 0;
+}
+
+static void sizes(const lf_tensor *in, uint8_t *prm)
+{
+    int64_t N = in->ndim >= 2 ? in->shape[0] : 1, C = in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 2;
+    prm[P_N] = (uint8_t)((N > 8 ? 8 : N) + 8) % 9;
+    prm[P_C] = nearest(lf_p_classes, LF_COUNT(lf_p_classes), C);
+    for (int k = 2; k < in->ndim && k < 5; k++)
+        prm[P_D1 + k - 2] = (uint8_t)((in->shape[k] > 4 ? 4 : in->shape[k] < 1 ? 1 : in->shape[k]) - 1);
+    prm[P_IN_DTYPE] = index_of_dtype(lf_p_in_dtypes, LF_COUNT(lf_p_in_dtypes), in->dtype);
+}
+
+static void options(const lf_case *c, uint8_t *prm)
+{
+    for (size_t i = 0; i < LF_COUNT(lf_p_reductions); i++)
+        if (!strcmp(c->reduction_name, lf_p_reductions[i])) prm[P_REDUCTION] = (uint8_t)i;
+    for (size_t i = 0; i < LF_COUNT(lf_p_smoothing); i++)
+        if (c->label_smoothing == lf_p_smoothing[i] || (isnan(c->label_smoothing) && isnan(lf_p_smoothing[i])))
+            prm[P_SMOOTHING] = (uint8_t)i;
+    if (c->weight.present)
+        prm[P_WEIGHT] = c->weight.dtype != c->input.dtype ? W_OTHER_DTYPE
+                      : c->weight.numel == (c->input.ndim >= 2 ? c->input.shape[1] : c->input.ndim ? c->input.shape[0] : 1) ? W_PER_CLASS
+                      : W_ONE_TOO_MANY;
+}
+
+static void weights(sink *s, const lf_tensor *w)
+{
+    for (int64_t i = 0; w->present && i < w->numel; i++) put_f32(s, lf_load_f64(w->data, w->dtype, i) - 1.0);
+}
+
+static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    int64_t C = in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 0;
+    prm[P_LOSS] = c->loss == LF_LOSS_NLL;
+    prm[P_RANK] = index_of_rank(lf_p_rank_class, LF_COUNT(lf_p_rank_class), in->ndim);
+    prm[P_TGT_DTYPE] = index_of_dtype(lf_p_label_dtypes, LF_COUNT(lf_p_label_dtypes), tg->dtype);
+    int want = in->ndim <= 1 ? 0 : in->ndim - 1;
+    prm[P_TGT_SHAPE] = tg->ndim == want ? TS_EXACT : tg->ndim == want + 1 ? TS_TRAILING_ONE
+                     : tg->ndim == 0 ? TS_SCALAR : TS_DROP_LAST;
+    const int64_t fixed[IG_COUNT] = {-100, 255, -1, 0, C - 1, C, 2147483648LL};
+    for (int i = IG_COUNT - 1; i >= 0; i--)
+        if (c->ignore_index == fixed[i]) prm[P_IGNORE_OR_POS_WEIGHT] = (uint8_t)i;
+    for (int64_t i = 0; i < tg->numel; i++) {
+        double label = lf_load_f64(tg->data, tg->dtype, i);
+        unsigned v = LF_LABEL_SPECIAL; /* C, when nothing closer fits */
+        if (label >= 0 && label < (double)C && label < LF_LABEL_SPECIAL && label == floor(label)) v = (unsigned)label;
+        else
+            for (unsigned k = 0; k < LF_N_SPECIAL_LABELS; k++)
+                if (lf_special_label(k, C, c->ignore_index) == label) { v = LF_LABEL_SPECIAL | k; break; }
+        uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+        put(s, b, 2);
+    }
+    for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
+    weights(s, &c->weight);
+}
+
+static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    prm[P_LOSS] = c->loss == LF_LOSS_BCE_WITH_LOGITS;
+    prm[P_RANK] = index_of_rank(lf_p_rank_prob, LF_COUNT(lf_p_rank_prob), in->ndim);
+    prm[P_TGT_DTYPE] = tg->dtype == in->dtype ? 0 : index_of_dtype(lf_p_prob_dtypes, LF_COUNT(lf_p_prob_dtypes), tg->dtype);
+    prm[P_TGT_SHAPE] = tg->ndim == in->ndim ? 0 : tg->ndim > in->ndim ? 1 : 2;
+    for (size_t i = 0; i < LF_COUNT(lf_p_prob_ignore); i++)
+        if (c->ignore_index == lf_p_prob_ignore[i]) prm[P_PROB_IGNORE] = (uint8_t)i;
+    if (c->pos_weight.present) prm[P_IGNORE_OR_POS_WEIGHT] = c->pos_weight.numel == 1 ? 2 : 1;
+    for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
+    for (int64_t i = 0; i < tg->numel; i++) put_f32(s, lf_load_f64(tg->data, tg->dtype, i));
+    weights(s, &c->weight);
+    weights(s, &c->pos_weight);
+}
+
+size_t lf_encode(lf_target t, const lf_case *c, uint8_t *out, size_t cap)
+{
+    uint8_t prm[LF_N_PARAMS] = {0};
+    sink s = {out, cap, 0, false};
+    if (t == LF_TARGET_JSON) return 0;
+    bool prob = c->loss == LF_LOSS_BCE_WITH_LOGITS ||
+                (c->loss == LF_LOSS_CROSS_ENTROPY && c->input.ndim == c->target.ndim &&
+                 !memcmp(c->input.shape, c->target.shape, sizeof(int64_t) * (size_t)c->input.ndim));
+    if (prob != (t == LF_TARGET_PROB)) return 0; /* the other target's family */
+    sizes(&c->input, prm);
+    options(c, prm);
+    (prob ? encode_prob : encode_class)(c, &s, prm);
+    for (int k = LF_N_PARAMS - 1; k >= 0; k--) put(&s, &prm[k], 1);
+    return s.full ? 0 : s.at;
+}

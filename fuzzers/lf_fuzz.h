@@ -1,0 +1,61 @@
+/* lf_fuzz.h - what the fuzz targets share: the byte format of a case, the
+ * structure-aware mutator, and the oracle check that turns a finding into a
+ * crash with a DEDUP_TOKEN.
+ *
+ * Byte format (style.md #3, a data producer): the case's parameters (loss,
+ * rank, sizes, dtypes, options: LF_N_PARAMS bytes) are read from the END of the
+ * input, one byte each, and the payload from the START: labels (2 bytes each),
+ * then logits (raw float32, 4 bytes each), then weights. Bytes that run out read
+ * as zero, and all-zero bytes give the simplest valid case: a 2-D [1, 2] float32
+ * cross_entropy with label 0 and zero logits. */
+#ifndef LF_FUZZ_H
+#define LF_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lf_case.h"
+
+#define LF_N_PARAMS 16                  /* parameter bytes at the end of an input */
+#define LF_FUZZ_MAX_NUMEL (1 << 12)     /* decoded tensors stay small: executions stay fast */
+
+typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_COUNT } lf_target;
+
+const char *lf_target_name(lf_target t);          /* fuzz_class, fuzz_prob, fuzz_json */
+bool lf_target_parse(const char *name, lf_target *out);
+
+/* Where the payload's parts sit in an input (for the mutator). */
+typedef struct {
+    size_t payload;                     /* bytes before the parameters */
+    size_t n_labels, label_at;          /* 2-byte labels (class target) */
+    size_t n_values, value_at;          /* 4-byte floats: logits, then targets (prob target) */
+} lf_layout;
+
+/* Decodes bytes into a case. Never fails: every byte string is a case. */
+void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout);
+
+/* Only where the payload's parts sit (cheap: no values are decoded). */
+void lf_decode_layout(lf_target t, const uint8_t *data, size_t size, lf_layout *layout);
+
+/* The inverse, where the case is representable (for seed corpora); returns the
+ * number of bytes written to out (at most cap), or 0 when it is not. */
+size_t lf_encode(lf_target t, const lf_case *c, uint8_t *out, size_t cap);
+
+/* Structure-aware mutation in place: shapes, dtypes, options, single labels to
+ * boundary values, logits to special values; else `fallback` (libFuzzer's
+ * LLVMFuzzerMutate, or random byte changes when NULL). Returns the new size. */
+typedef size_t (*lf_byte_mutator)(uint8_t *data, size_t size, size_t max_size);
+size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsigned seed,
+                 lf_byte_mutator fallback);
+/* Parameters of one input with the payload of another. */
+size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size,
+                     uint8_t *out, size_t max_size, unsigned seed);
+
+/* Runs the oracle on the case. A finding prints the case and
+ * "DEDUP_TOKEN: <finding class>", saves the input and its JSON case atomically
+ * under $LOSSFUZZ_FINDINGS (when set), and aborts. $LOSSFUZZ_BACKEND picks the
+ * backend (sim by default). $LOSSFUZZ_INJECT=finding|crash|hang makes every
+ * case fail that way: the replay runner's self-test. */
+void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size);
+
+#endif

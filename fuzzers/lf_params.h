@@ -1,0 +1,59 @@
+/* lf_params.h - what each parameter byte of the fuzz format selects. The
+ * decoder (lf_decode.c) and the encoder (lf_encode.c) share these tables; the
+ * first entry of each is the value all-zero bytes decode to. */
+#ifndef LF_PARAMS_H
+#define LF_PARAMS_H
+
+#include <stdint.h>
+
+#include "lf_case.h"
+
+/* Parameter byte positions, counted from the end of the input. */
+enum {
+    P_LOSS, P_RANK, P_N, P_C, P_D1, P_D2, P_D3, P_IN_DTYPE, P_TGT_DTYPE, P_TGT_SHAPE,
+    P_WEIGHT, P_IGNORE_OR_POS_WEIGHT, P_REDUCTION, P_SMOOTHING, P_VALUE_MODE, P_PROB_IGNORE
+};
+
+#define LF_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const int lf_p_rank_class[] = {2, 1, 4, 3, 5};
+static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
+static const int64_t lf_p_classes[] = {2, 3, 1, 4, 5, 7, 8, 16, 33, 0, 64, 100, 255, 256, 1000, 4097};
+static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
+static const lf_dtype lf_p_label_dtypes[] = {LF_I64, LF_U8, LF_I32, LF_BOOL, LF_F32, LF_F64, LF_F16, LF_BF16};
+/* Probability/BCE targets: index 0 means "the input's dtype". */
+static const lf_dtype lf_p_prob_dtypes[] = {LF_DTYPE_COUNT, LF_F32, LF_F64, LF_BF16, LF_F16, LF_I64, LF_BOOL};
+static const char *const lf_p_reductions[] = {"mean", "sum", "none", "avg"};
+static const double lf_p_smoothing[] = {0.0, 0.1, 0.5, 1.0, 0.9, 1.5, -0.1, __builtin_nan("")};
+static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
+
+/* Class target shapes: the right one, or a common mistake. */
+enum { TS_EXACT, TS_TRAILING_ONE, TS_CHANNEL_ONE, TS_BATCH_PLUS_ONE, TS_DROP_LAST, TS_SCALAR, TS_COUNT };
+/* Weight: none, one per class, one too many, one per class in another dtype. */
+enum { W_NONE, W_PER_CLASS, W_ONE_TOO_MANY, W_OTHER_DTYPE, W_COUNT };
+/* Logits: as given, + 1e4 (common offset), x 1000 (spread), zero bytes as -inf (masked). */
+enum { V_RAW, V_OFFSET, V_SCALED, V_MASKED, V_COUNT };
+/* Probability targets: as given, one-hot, normalized rows, clamped to [0, 1]. */
+enum { PV_RAW, PV_ONE_HOT, PV_NORMALIZED, PV_CLAMPED, PV_COUNT };
+
+/* ignore_index choices for class targets; C-relative ones are resolved per case. */
+enum { IG_DEFAULT, IG_255, IG_MINUS_1, IG_ZERO, IG_C_MINUS_1, IG_C, IG_2P31, IG_COUNT };
+
+/* A label word >= 0xFF00 selects a boundary value instead of v % C. */
+#define LF_LABEL_SPECIAL 0xFF00u
+enum { LF_N_SPECIAL_LABELS = 16 };
+static inline double lf_special_label(unsigned k, int64_t C, int64_t ignore_index)
+{
+    static const double fixed[LF_N_SPECIAL_LABELS] = {
+        0, 0, -1, -100, 255, 0, 2147483648.0, 4294967299.0,
+        -2147483648.0, 9223372036854775807.0, 254, 0, 4294967297.0, 65536, -2, 1e6};
+    switch (k % LF_N_SPECIAL_LABELS) { /* the C-relative ones */
+    case 0: return (double)C;
+    case 1: return (double)C - 1;
+    case 5: return (double)ignore_index;
+    case 11: return (double)C + 1;
+    default: return fixed[k % LF_N_SPECIAL_LABELS];
+    }
+}
+
+#endif

@@ -1,0 +1,92 @@
+/* lf_tensor_ops.c - copies, slices and casts of contiguous row-major tensors. */
+#include "lf_tensor_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool lf_tensor_copy(const lf_tensor *t, lf_tensor *out)
+{
+    char err[160];
+    memset(out, 0, sizeof *out);
+    if (!t->present) return true;
+    if (!lf_tensor_alloc(out, t->dtype, t->ndim, t->shape, err, sizeof err)) return false;
+    memcpy(out->data, t->data, (size_t)t->numel * lf_dtype_size(t->dtype));
+    out->generated = t->generated;
+    out->init = t->init;
+    return true;
+}
+
+bool lf_case_copy(const lf_case *c, lf_case *out)
+{
+    *out = *c;
+    out->expect_value = NULL;
+    out->n_expect_value = 0;
+    bool ok = lf_tensor_copy(&c->input, &out->input) && lf_tensor_copy(&c->target, &out->target) &&
+              lf_tensor_copy(&c->weight, &out->weight) && lf_tensor_copy(&c->pos_weight, &out->pos_weight);
+    if (ok && c->expect_value) {
+        out->expect_value = malloc(sizeof(double) * (size_t)c->n_expect_value);
+        ok = out->expect_value != NULL;
+        if (ok) {
+            memcpy(out->expect_value, c->expect_value, sizeof(double) * (size_t)c->n_expect_value);
+            out->n_expect_value = c->n_expect_value;
+        }
+    }
+    if (!ok) lf_case_free(out);
+    return ok;
+}
+
+/* Copies t into out (already shaped) skipping slice `skip` along `dim` (or
+ * keeping only slice 0 when keep_first). */
+static void copy_slices(const lf_tensor *t, int dim, int64_t skip, bool keep_first, lf_tensor *out)
+{
+    int64_t outer = 1, inner = 1, n = t->shape[dim];
+    for (int d = 0; d < dim; d++) outer *= t->shape[d];
+    for (int d = dim + 1; d < t->ndim; d++) inner *= t->shape[d];
+    size_t es = lf_dtype_size(t->dtype), block = (size_t)inner * es;
+    char *dst = out->data;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < n; i++) {
+            if (keep_first ? i != 0 : i == skip) continue;
+            memcpy(dst, (const char *)t->data + (size_t)(o * n + i) * block, block);
+            dst += block;
+        }
+}
+
+bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
+{
+    char err[160];
+    int64_t shape[LF_MAX_DIMS];
+    memset(out, 0, sizeof *out);
+    if (dim < 0 || dim >= t->ndim || index < 0 || index >= t->shape[dim]) return false;
+    memcpy(shape, t->shape, sizeof shape);
+    shape[dim]--;
+    if (!lf_tensor_alloc(out, t->dtype, t->ndim, shape, err, sizeof err)) return false;
+    copy_slices(t, dim, index, false, out);
+    return true;
+}
+
+bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out)
+{
+    char err[160];
+    int64_t shape[LF_MAX_DIMS];
+    memset(out, 0, sizeof *out);
+    if (dim < 0 || dim >= t->ndim || t->shape[dim] == 0) return false;
+    for (int d = 0, k = 0; d < t->ndim; d++)
+        if (d != dim) shape[k++] = t->shape[d];
+    if (!lf_tensor_alloc(out, t->dtype, t->ndim - 1, shape, err, sizeof err)) return false;
+    copy_slices(t, dim, 0, true, out);
+    return true;
+}
+
+bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)
+{
+    char err[160];
+    memset(out, 0, sizeof *out);
+    if (!lf_tensor_alloc(out, dtype, t->ndim, t->shape, err, sizeof err)) return false;
+    bool ints = !lf_dtype_is_float(t->dtype) && !lf_dtype_is_float(dtype); /* exact beyond 2^53 */
+    for (int64_t i = 0; i < t->numel; i++) {
+        if (ints) lf_store_i64(out->data, dtype, i, lf_load_i64(t->data, t->dtype, i));
+        else lf_store_f64(out->data, dtype, i, lf_load_f64(t->data, t->dtype, i));
+    }
+    return true;
+}

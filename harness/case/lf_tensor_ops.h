@@ -1,0 +1,18 @@
+/* lf_tensor_ops.h - structural edits of tensors and cases, for the minimizer. */
+#ifndef LF_TENSOR_OPS_H
+#define LF_TENSOR_OPS_H
+
+#include "lf_case.h"
+
+/* Deep copies. false when out of memory. */
+bool lf_tensor_copy(const lf_tensor *t, lf_tensor *out);
+bool lf_case_copy(const lf_case *c, lf_case *out);
+
+/* t without slice `index` along `dim`. */
+bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out);
+/* t without dimension `dim`, keeping slice 0 along it. */
+bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out);
+/* t converted to another dtype (values rounded as a store would). */
+bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out);
+
+#endif
