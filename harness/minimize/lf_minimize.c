@@ -4,6 +4,11 @@
  * case's signature is unchanged, so the same bug is kept and nothing else. */
 #include "lf_minimize.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +18,7 @@
 #include "lf_spec.h"
 #include "lf_tensor_ops.h"
 
-void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
+static void signature_in_process(const lf_case *c, const lf_backend *be, char *out, size_t len)
 {
     lf_verdict v;
     lf_case probe = *c; /* the recorded expectations must not decide the signature */
@@ -24,6 +29,38 @@ void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
     if (v.finding) snprintf(out, len, "%s", v.finding_class);
     else snprintf(out, len, "%s/%s", lf_outcome_name(v.spec.kind), v.spec.error[0] ? v.spec.error : "none");
     lf_verdict_free(&v);
+}
+
+/* In a child process, so a case that crashes the kernels (an ASan report, a
+ * segfault) has a signature too: "crash/<how>", and the minimizer survives it. */
+void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
+{
+    int fds[2];
+    fflush(NULL);
+    if (pipe(fds) != 0) { signature_in_process(c, be, out, len); return; }
+    pid_t pid = fork();
+    if (pid < 0) { close(fds[0]); close(fds[1]); signature_in_process(c, be, out, len); return; }
+    if (pid == 0) {
+        char sig[128];
+        close(fds[0]);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 2); /* the crash report of every candidate is noise */
+        signature_in_process(c, be, sig, sizeof sig);
+        ssize_t w = write(fds[1], sig, strlen(sig) + 1);
+        _exit(w > 0 ? 0 : 1);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < len && (n = read(fds[0], out + got, len - 1 - got)) > 0) got += (size_t)n;
+    out[got] = 0;
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (got == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (WIFSIGNALED(status)) snprintf(out, len, "crash/signal-%d", WTERMSIG(status));
+        else snprintf(out, len, "crash/exit-%d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
 }
 
 typedef struct {
@@ -62,6 +99,20 @@ static int follower_dim(const lf_case *c, const lf_tensor *t, bool is_target, in
     return k >= 0 && k < t->ndim && t->shape[k] == in->shape[d] ? k : -1;
 }
 
+/* After removing class i, labels above it move down one: a label that was C
+ * (out of range by one) stays C, so the bug is kept while C shrinks. */
+static void shift_labels_after(const lf_case *c, int d, int64_t i, lf_case *out)
+{
+    bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && follower_dim(c, &c->target, true, d) < 0 &&
+                         d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
+    if (!class_targets) return;
+    for (int64_t k = 0; k < out->target.numel; k++) {
+        int64_t t = lf_load_i64(out->target.data, out->target.dtype, k);
+        if (t > i && t != c->ignore_index) lf_store_i64(out->target.data, out->target.dtype, k, t - 1);
+    }
+    out->target.generated = false;
+}
+
 /* The case with input dim d cut (drop: the whole dim; else slice i removed). */
 static bool cut(const lf_case *c, int d, bool drop, int64_t i, lf_case *out)
 {
@@ -77,6 +128,7 @@ static bool cut(const lf_case *c, int d, bool drop, int64_t i, lf_case *out)
         lf_tensor_free(ts[k]);
         *ts[k] = next;
     }
+    if (!drop) shift_labels_after(c, d, i, out);
     return true;
 }
 

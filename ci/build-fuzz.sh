@@ -1,0 +1,39 @@
+#!/bin/sh
+# ci/build-fuzz.sh ENGINE [--sanitize] [--mutant NAME] [--cuda]
+#   ENGINE: libfuzzer (clang -fsanitize=fuzzer), afl (afl-clang-fast, persistent
+#   mode with shared-memory test cases via libAFLDriver), replay (gcc, no engine).
+# Builds the fuzz targets and lossfuzz into build-fuzz/<engine>[-asan][-<mutant>]
+# and prints that directory on the last line. --mutant builds a planted bug
+# (kernels/lf_mutants.h). The AFL++ custom mutators come from the replay build.
+set -eu
+cd "$(dirname "$0")/.."
+engine=${1:?usage: ci/build-fuzz.sh libfuzzer|afl|replay [--sanitize] [--mutant NAME] [--cuda]}
+shift
+sanitize=OFF mutant="" cuda=OFF
+while [ $# -gt 0 ]; do
+    case $1 in
+    --sanitize) sanitize=ON ;;
+    --mutant) mutant=$2; shift ;;
+    --cuda) cuda=AUTO ;;
+    *) echo "build-fuzz: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+case $engine in
+libfuzzer) cc=clang cmake_engine=libfuzzer ;;
+afl) cc=afl-clang-fast cmake_engine=afl ;;
+replay) cc=gcc cmake_engine=none ;;
+*) echo "build-fuzz: engine must be libfuzzer, afl or replay" >&2; exit 2 ;;
+esac
+command -v "$cc" >/dev/null || { echo "build-fuzz: $cc not found (ci/setup.sh --fuzz installs it)" >&2; exit 2; }
+dir=build-fuzz/$engine
+[ $sanitize = OFF ] || dir=$dir-asan
+[ -z "$mutant" ] || dir=$dir-$mutant
+targets="fuzz_class fuzz_prob fuzz_json lossfuzz"
+[ $engine != replay ] || targets="replay_fuzz_class replay_fuzz_prob replay_fuzz_json lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob"
+CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
+    -DLF_CUDA=$cuda -DLF_MUTANT="$mutant" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log" >&2; exit 1; }
+# shellcheck disable=SC2086
+cmake --build "$dir" -j "$(nproc)" --target $targets >"$dir.build.log" 2>&1 || { tail -30 "$dir.build.log" >&2; exit 1; }
+echo "$dir"

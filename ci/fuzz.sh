@@ -1,0 +1,119 @@
+#!/bin/bash
+# ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--fast]
+#            [--mutant NAME] [--out DIR] [--keep-going]
+# A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
+# fuzz_prob, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
+# minimizes every finding into a JSON regression and ends with a summary line:
+#   fuzz_class: libfuzzer/sim 60 s, execs/s: 5123, findings: 0
+# Findings (raw input + JSON case, written atomically) go to
+# fuzz-out/TARGET/findings; minimized repros to regressions/ (to fuzz-out/TARGET/repros
+# for a --mutant build, whose findings are planted). Sanitizers (ASan + UBSan)
+# are on unless --fast. libFuzzer stops at its first finding unless --keep-going
+# (then it restarts with the time left). Exit: 0 no finding, 1 findings, 2 usage
+# or build error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || usage
+target=$1 seconds=$2
+shift 2
+engine=libfuzzer backend=sim sanitize=--sanitize mutant="" out="" keep_going=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --engine) engine=$2; shift ;;
+    --backend) backend=$2; shift ;;
+    --fast) sanitize="" ;;
+    --mutant) mutant=$2; shift ;;
+    --out) out=$2; shift ;;
+    --keep-going) keep_going=1 ;;
+    *) echo "fuzz.sh: unknown option $1" >&2; usage ;;
+    esac
+    shift
+done
+case $target in fuzz_class|fuzz_prob|fuzz_json) ;; *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;; esac
+case $engine in libfuzzer|afl) ;; *) echo "fuzz.sh: --engine must be libfuzzer or afl" >&2; exit 2 ;; esac
+case $backend in sim|cuda) ;; *) echo "fuzz.sh: --backend must be sim or cuda" >&2; exit 2 ;; esac
+[[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: SECONDS must be a positive integer" >&2; exit 2; }
+
+build_args=()
+[ -z "$sanitize" ] || build_args+=(--sanitize)
+[ -z "$mutant" ] || build_args+=(--mutant "$mutant")
+[ "$backend" = sim ] || build_args+=(--cuda)
+echo "== building $engine ${build_args[*]:-}"
+dir=$(ci/build-fuzz.sh "$engine" "${build_args[@]}" | tail -1) || exit 2
+bin=$dir/fuzzers/$target
+work=fuzz-out/$target
+mkdir -p "$work/corpus" "$work/findings"
+[ -n "$out" ] || { [ -n "$mutant" ] && out=$work/repros || out=regressions; }
+mkdir -p "$out"
+export LOSSFUZZ_FINDINGS=$PWD/$work/findings LOSSFUZZ_BACKEND=$backend
+dict=fuzzers/$target.dict
+seeds=corpus/$target
+stats=$work/stats.txt
+: >"$stats"
+start=$(date +%s)
+
+if [ "$engine" = libfuzzer ]; then
+    # libFuzzer stops at the first crash: start it again with the time left,
+    # from the grown corpus, until the time is up.
+    while :; do
+        left=$((seconds - ($(date +%s) - start)))
+        [ "$left" -gt 0 ] || break
+        set +e
+        (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" -dict="$OLDPWD/$dict" -max_len=4096 -timeout=10 \
+            -print_final_stats=1 -artifact_prefix=findings/ corpus "$OLDPWD/$seeds") 2>&1 |
+            tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR' |
+            awk '/pulse|DONE|DEDUP|saved|ERROR/ || NR % 20 == 1' || true
+        set -e
+        grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
+        : >"$work/libfuzzer.log"
+        [ "$keep_going" = 1 ] || [ -z "$(ls -A "$work/findings")" ] || break # a finding or a crash file
+    done
+    execs=$(awk '{s += $2} END {print s + 0}' "$stats")
+else
+    [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ] || { echo "fuzz.sh: $seeds is empty (AFL++ needs seeds)" >&2; exit 2; }
+    if [ "$target" != fuzz_json ]; then
+        mutator=$(ci/build-fuzz.sh replay | tail -1)/fuzzers/lf_afl_mutator_$target.so
+        export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/$mutator
+    fi
+    rm -rf "$work/afl"
+    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+        AFL_FAST_CAL=1 AFL_STATSD=0 \
+        afl-fuzz -i "$seeds" -o "$work/afl" -V "$seconds" -x "$dict" -t 10000 -- "$bin" 2>&1 |
+        grep --line-buffered -E 'execs|crash|saved|DEDUP|PROGRAM ABORT|Fuzzing test case' || true
+    execs=$(awk -F: '/^execs_done/ {gsub(/ /, "", $2); print $2}' "$work/afl/default/fuzzer_stats" 2>/dev/null || echo 0)
+fi
+elapsed=$(($(date +%s) - start))
+
+# Minimize the smallest finding of each class into a JSON regression (with
+# this build's lossfuzz, so a planted bug still reproduces). The oracle saved
+# a JSON case for each of its findings; a crash the oracle never saw (an ASan
+# report from inside a kernel) is only in the engine's crash files, so those
+# are minimized too and kept when their signature is a crash.
+repros=()
+classes=()
+minimize() { # FILE: prints the signature and the repro's path
+    local line
+    line=$("$dir/lossfuzz" minimize --target "$target" --out "$out" "$1" 2>&1 | tail -1) || true
+    echo "   $line" >&2
+    sed -n 's/^[^:]*: \([^:]*\): .* -> \([^ ]*\).*$/\1 \2/p' <<<"$line"
+}
+for cls in $(ls "$work/findings" | sed -n 's/-[0-9a-f]\{16\}\.json$//p' | sort -u); do
+    read -r sig repro < <(minimize "$(ls -S "$work/findings/$cls"-*.json | tail -1)") || continue
+    repros+=("$repro")
+    classes+=("$sig")
+done
+for crash in "$work"/findings/crash-* "$work"/afl/default/crashes/id:*; do
+    [ -e "$crash" ] || continue
+    read -r sig repro < <(minimize "$crash") || continue
+    case $sig in crash/*) ;; *) rm -f "$repro"; continue ;; esac # reported above already
+    [[ " ${classes[*]} " == *" $sig "* ]] && { rm -f "$repro"; continue; }
+    repros+=("$repro")
+    classes+=("$sig")
+done
+n=${#repros[@]}
+rate=$((execs / (elapsed > 0 ? elapsed : 1)))
+summary="$target: $engine/$backend${mutant:+ (planted bug: $mutant)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
+[ "$n" -eq 0 ] || summary="$summary ($(printf '%s\n' "${classes[@]}" | paste -sd, -)), minimized repros: ${repros[*]}"
+echo "$summary"
+[ "$n" -eq 0 ]
