@@ -18,11 +18,11 @@ while read -r name expected _; do
     input=fuzzers/mutants/$name.json
     [ -f "$input" ] || { fail "no known input $input"; continue; }
     dir=$(ci/build-fuzz.sh replay --sanitize --mutant "$name" | tail -1) || { fail "build"; continue; }
-    out=$("$dir/fuzzers/replay_fuzz_json" "$input" 2>&1)
+    out=$(LOSSFUZZ_EXPECT=1 "$dir/fuzzers/replay_fuzz_json" "$input" 2>&1)
     token=${expected#asan/}
     if [ "$token" != "$expected" ]; then needle="AddressSanitizer: $token"; else needle="DEDUP_TOKEN: $expected"; fi
     grep -qF "$needle" <<<"$out" || { fail "replay did not report \"$needle\""; continue; }
-    "$good/fuzzers/replay_fuzz_json" "$input" >/dev/null 2>&1 || { fail "the correct build fails on $input"; continue; }
+    LOSSFUZZ_EXPECT=1 "$good/fuzzers/replay_fuzz_json" "$input" >/dev/null 2>&1 || { fail "the correct build fails on $input"; continue; }
     rm -rf "$tmp"/*
     "$dir/lossfuzz" minimize --out "$tmp" "$input" >"$tmp.log" 2>&1
     repro=$(ls "$tmp"/*.json 2>/dev/null | head -1)

@@ -1,8 +1,10 @@
 #!/bin/sh
 # ci/test.sh - all tests, from a fresh clone: installs the packages, builds
 # twice (plain, and ASan + UBSan), and runs the whole CTest suite on both:
-# unit tests, every regressions/*.json, the command line on bad input, and the
-# conformance run against PyTorch. Tests labelled gpu skip without a GPU.
+# unit tests, every regressions/*.json, the command line on bad input, corpus
+# replay, and the conformance run against PyTorch (tests labelled gpu skip
+# without a GPU). Then every planted bug must be caught (ci/mutants.sh), and
+# each fuzz target gets a short libFuzzer and AFL++ smoke campaign.
 set -eu
 cd "$(dirname "$0")/.."
 ci/setup.sh
@@ -12,4 +14,11 @@ for variant in "" --sanitize; do
     [ -z "$variant" ] || dir=build-asan
     echo "== ctest ($dir) =="
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
+done
+echo "== planted bugs =="
+ci/mutants.sh
+echo "== fuzz smoke runs =="
+for target in fuzz_class fuzz_prob fuzz_json; do
+    ci/fuzz.sh "$target" 10 --out "$(mktemp -d)"
+    ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done

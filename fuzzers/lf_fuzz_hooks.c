@@ -7,7 +7,11 @@
 
 #include "lf_fuzz.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 extern const lf_target lf_fuzz_target;
+int lf_fuzz_judge_expectations;
 
 /* Present only when linked with libFuzzer. */
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size) __attribute__((weak));
@@ -16,7 +20,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
+    const char *expect = getenv("LOSSFUZZ_EXPECT");
     lf_numel_limit = LF_FUZZ_MAX_NUMEL;
+    lf_fuzz_judge_expectations = expect && !strcmp(expect, "1");
     return 0;
 }
 
