@@ -7,9 +7,6 @@ const lf_target lf_fuzz_target = LF_TARGET_CLASS;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    lf_case c;
-    lf_decode(LF_TARGET_CLASS, data, size, &c, NULL);
-    lf_fuzz_check(&c, data, size);
-    lf_case_free(&c);
+    lf_fuzz_decoded(lf_fuzz_target, data, size);
     return 0;
 }

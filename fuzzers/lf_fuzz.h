@@ -58,6 +58,9 @@ size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b
  * case fail that way: the replay runner's self-test. */
 void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size);
 
+/* Decodes the input as target t's format and checks it (lf_fuzz_check). */
+void lf_fuzz_decoded(lf_target t, const uint8_t *data, size_t size);
+
 /* Whether a case's recorded expectations count ($LOSSFUZZ_EXPECT=1: replaying
  * regressions), read once by LLVMFuzzerInitialize. */
 extern int lf_fuzz_judge_expectations;

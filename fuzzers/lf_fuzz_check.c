@@ -87,3 +87,11 @@ void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size)
     if (v.finding) report(c, v.finding_class, v.detail, data, size);
     lf_verdict_free(&v);
 }
+
+void lf_fuzz_decoded(lf_target t, const uint8_t *data, size_t size)
+{
+    lf_case c;
+    lf_decode(t, data, size, &c, NULL);
+    lf_fuzz_check(&c, data, size);
+    lf_case_free(&c);
+}

@@ -5,6 +5,38 @@
 
 #include "lf_port.h"
 
+#if !LF_IS_CUDA
+#include <string.h>
+#endif
+
+/* Loads and stores through memcpy: a mapped dump's arrays need not be aligned
+ * to their element size, and memcpy of a constant size is a plain move. */
+#define LF_DEFINE_ACCESS(T, name)                                                     \
+    LF_DEVICE T lf_load_##name(const void *p, int64_t i)                              \
+    { T v; memcpy(&v, (const char *)p + (size_t)i * sizeof(T), sizeof(T)); return v; } \
+    LF_DEVICE void lf_store_##name(void *p, int64_t i, T v)                           \
+    { memcpy((char *)p + (size_t)i * sizeof(T), &v, sizeof(T)); }
+LF_DEFINE_ACCESS(int64_t, i64_at)
+LF_DEFINE_ACCESS(int32_t, i32_at)
+LF_DEFINE_ACCESS(uint8_t, u8_at)
+LF_DEFINE_ACCESS(uint16_t, u16_at)
+LF_DEFINE_ACCESS(double, f64_at)
+LF_DEFINE_ACCESS(float, f32_at)
+#define LF_LOAD(T, p, i) LF_LOAD_##T(p, i)
+#define LF_LOAD_int64_t lf_load_i64_at
+#define LF_LOAD_int32_t lf_load_i32_at
+#define LF_LOAD_uint8_t lf_load_u8_at
+#define LF_LOAD_uint16_t lf_load_u16_at
+#define LF_LOAD_double lf_load_f64_at
+#define LF_LOAD_float lf_load_f32_at
+#define LF_STORE(T, p, i, v) LF_STORE_##T(p, i, v)
+#define LF_STORE_int64_t lf_store_i64_at
+#define LF_STORE_int32_t lf_store_i32_at
+#define LF_STORE_uint8_t lf_store_u8_at
+#define LF_STORE_uint16_t lf_store_u16_at
+#define LF_STORE_double lf_store_f64_at
+#define LF_STORE_float lf_store_f32_at
+
 /* Floating types first: lf_dtype_is_float relies on the order. */
 typedef enum {
     LF_F64, LF_F32, LF_F16, LF_BF16,
@@ -35,24 +67,24 @@ LF_DEVICE double lf_round_to(int t, double v)
 LF_DEVICE int64_t lf_ld_i64(const void *p, int t, int64_t i)
 {
     switch (t) {
-    case LF_I64: return ((const int64_t *)p)[i];
-    case LF_I32: return ((const int32_t *)p)[i];
-    case LF_U8: return ((const uint8_t *)p)[i];
-    case LF_BOOL: return ((const uint8_t *)p)[i] != 0;
-    case LF_F64: return lf_f64_to_i64(((const double *)p)[i]);
-    case LF_F32: return lf_f64_to_i64(((const float *)p)[i]);
-    case LF_F16: return lf_f64_to_i64(lf_half_to_float(((const uint16_t *)p)[i]));
-    default: return lf_f64_to_i64(lf_bf16_to_float(((const uint16_t *)p)[i]));
+    case LF_I64: return LF_LOAD(int64_t, p, i);
+    case LF_I32: return LF_LOAD(int32_t, p, i);
+    case LF_U8: return LF_LOAD(uint8_t, p, i);
+    case LF_BOOL: return LF_LOAD(uint8_t, p, i) != 0;
+    case LF_F64: return lf_f64_to_i64(LF_LOAD(double, p, i));
+    case LF_F32: return lf_f64_to_i64(LF_LOAD(float, p, i));
+    case LF_F16: return lf_f64_to_i64(lf_half_to_float(LF_LOAD(uint16_t, p, i)));
+    default: return lf_f64_to_i64(lf_bf16_to_float(LF_LOAD(uint16_t, p, i)));
     }
 }
 
 LF_DEVICE double lf_ld_f64(const void *p, int t, int64_t i)
 {
     switch (t) {
-    case LF_F64: return ((const double *)p)[i];
-    case LF_F32: return ((const float *)p)[i];
-    case LF_F16: return lf_half_to_float(((const uint16_t *)p)[i]);
-    case LF_BF16: return lf_bf16_to_float(((const uint16_t *)p)[i]);
+    case LF_F64: return LF_LOAD(double, p, i);
+    case LF_F32: return LF_LOAD(float, p, i);
+    case LF_F16: return lf_half_to_float(LF_LOAD(uint16_t, p, i));
+    case LF_BF16: return lf_bf16_to_float(LF_LOAD(uint16_t, p, i));
     default: return (double)lf_ld_i64(p, t, i);
     }
 }
@@ -60,24 +92,24 @@ LF_DEVICE double lf_ld_f64(const void *p, int t, int64_t i)
 LF_DEVICE void lf_st_i64(void *p, int t, int64_t i, int64_t v)
 {
     switch (t) {
-    case LF_I64: ((int64_t *)p)[i] = v; break;
-    case LF_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case LF_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case LF_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    case LF_F64: ((double *)p)[i] = (double)v; break;
-    case LF_F32: ((float *)p)[i] = (float)v; break;
-    case LF_F16: ((uint16_t *)p)[i] = lf_float_to_half((float)v); break;
-    default: ((uint16_t *)p)[i] = lf_float_to_bf16((float)v); break;
+    case LF_I64: LF_STORE(int64_t, p, i, v); break;
+    case LF_I32: LF_STORE(int32_t, p, i, (int32_t)v); break;
+    case LF_U8: LF_STORE(uint8_t, p, i, (uint8_t)v); break;
+    case LF_BOOL: LF_STORE(uint8_t, p, i, v != 0); break;
+    case LF_F64: LF_STORE(double, p, i, (double)v); break;
+    case LF_F32: LF_STORE(float, p, i, (float)v); break;
+    case LF_F16: LF_STORE(uint16_t, p, i, lf_float_to_half((float)v)); break;
+    default: LF_STORE(uint16_t, p, i, lf_float_to_bf16((float)v)); break;
     }
 }
 
 LF_DEVICE void lf_st_f64(void *p, int t, int64_t i, double v)
 {
     switch (t) {
-    case LF_F64: ((double *)p)[i] = v; break;
-    case LF_F32: ((float *)p)[i] = (float)v; break;
-    case LF_F16: ((uint16_t *)p)[i] = lf_float_to_half((float)v); break;
-    case LF_BF16: ((uint16_t *)p)[i] = lf_float_to_bf16((float)v); break;
+    case LF_F64: LF_STORE(double, p, i, v); break;
+    case LF_F32: LF_STORE(float, p, i, (float)v); break;
+    case LF_F16: LF_STORE(uint16_t, p, i, lf_float_to_half((float)v)); break;
+    case LF_BF16: LF_STORE(uint16_t, p, i, lf_float_to_bf16((float)v)); break;
     default: lf_st_i64(p, t, i, lf_f64_to_i64(v)); break;
     }
 }

@@ -104,6 +104,6 @@ bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shap
 
 void lf_tensor_free(lf_tensor *t)
 {
-    free(t->data);
+    if (!t->borrowed) free(t->data);
     memset(t, 0, sizeof *t);
 }

@@ -51,6 +51,7 @@ typedef struct {
     int64_t shape[LF_MAX_DIMS];
     int64_t numel;
     void *data;                            /* contiguous, row-major, numel elements */
+    bool borrowed;                         /* data belongs to someone else (a mapped dump) */
     bool generated;                        /* values came from `init`, not a list */
     lf_init init;
 } lf_tensor;

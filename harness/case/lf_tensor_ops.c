@@ -35,9 +35,9 @@ bool lf_case_copy(const lf_case *c, lf_case *out)
     return ok;
 }
 
-/* Copies t into out (already shaped) skipping slice `skip` along `dim` (or
- * keeping only slice 0 when keep_first). */
-static void copy_slices(const lf_tensor *t, int dim, int64_t skip, bool keep_first, lf_tensor *out)
+/* Copies t into out (already shaped) skipping slice `index` along `dim`, or
+ * keeping only that slice when keep_only. */
+static void copy_slices(const lf_tensor *t, int dim, int64_t index, bool keep_only, lf_tensor *out)
 {
     int64_t outer = 1, inner = 1, n = t->shape[dim];
     for (int d = 0; d < dim; d++) outer *= t->shape[d];
@@ -46,7 +46,7 @@ static void copy_slices(const lf_tensor *t, int dim, int64_t skip, bool keep_fir
     char *dst = out->data;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < n; i++) {
-            if (keep_first ? i != 0 : i == skip) continue;
+            if (keep_only ? i != index : i == index) continue;
             memcpy(dst, (const char *)t->data + (size_t)(o * n + i) * block, block);
             dst += block;
         }
@@ -75,6 +75,19 @@ bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out)
         if (d != dim) shape[k++] = t->shape[d];
     if (!lf_tensor_alloc(out, t->dtype, t->ndim - 1, shape, err, sizeof err)) return false;
     copy_slices(t, dim, 0, true, out);
+    return true;
+}
+
+bool lf_tensor_slice(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
+{
+    char err[160];
+    int64_t shape[LF_MAX_DIMS];
+    memset(out, 0, sizeof *out);
+    if (dim < 0 || dim >= t->ndim || index < 0 || index >= t->shape[dim]) return false;
+    memcpy(shape, t->shape, sizeof shape);
+    shape[dim] = 1;
+    if (!lf_tensor_alloc(out, t->dtype, t->ndim, shape, err, sizeof err)) return false;
+    copy_slices(t, dim, index, true, out);
     return true;
 }
 

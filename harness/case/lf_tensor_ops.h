@@ -12,6 +12,8 @@ bool lf_case_copy(const lf_case *c, lf_case *out);
 bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out);
 /* t without dimension `dim`, keeping slice 0 along it. */
 bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out);
+/* t with only slice `index` along `dim` (that dim becomes 1). */
+bool lf_tensor_slice(const lf_tensor *t, int dim, int64_t index, lf_tensor *out);
 /* t converted to another dtype (values rounded as a store would). */
 bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out);
 

@@ -4,6 +4,7 @@
  *   lossfuzz show [--values] FILE                         print a case as JSON
  *   lossfuzz minimize [--target T] [--out DIR] FILE...    shrink a crash or case into a regression
  *   lossfuzz encode --target T --out DIR FILE...          JSON cases to fuzz inputs (seed corpora)
+ *   lossfuzz repro [--json] [--save] FILE|DIR...          reproduce and explain a dumped batch
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage. */
 #include <dirent.h>
@@ -27,6 +28,7 @@ static const char usage_main[] =
     "commands:\n"
     "  check     run cases through the PyTorch spec, the reference kernels and the guard\n"
     "  show      print a case as JSON\n"
+    "  repro     reproduce and explain a reported crash (safetensors, npz, npy, JSON, crash file)\n"
     "  minimize  shrink a crash file or a case into a JSON regression\n"
     "  encode    turn JSON cases into a fuzz target's inputs (seed corpora)\n"
     "\n"
@@ -196,6 +198,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "show")) return cmd_show(argc - 2, argv + 2);
     if (!strcmp(argv[1], "minimize")) return lf_cmd_minimize(argc - 2, argv + 2);
     if (!strcmp(argv[1], "encode")) return lf_cmd_encode(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "repro")) return lf_cmd_repro(argc - 2, argv + 2);
     fprintf(stderr, "lossfuzz: unknown command \"%s\"\n%s", argv[1], usage_main);
     return EXIT_UNUSABLE;
 }

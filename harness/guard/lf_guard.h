@@ -22,6 +22,10 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
 void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_result *r);
 void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r);
 
+/* Validation alone (host checks, the device pass, the diagnosis): true when
+ * the call is accepted (p is then its problem; r may hold warnings). */
+bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *p, lf_result *r);
+
 /* The whole guarded path. */
 void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r);
 

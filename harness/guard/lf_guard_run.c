@@ -33,31 +33,36 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
     return ok;
 }
 
-void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
+bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *p, lf_result *r)
 {
-    lf_problem p;
     lf_target_stats st;
-    lf_device_call call;
-    char err[160];
     bool needs_data;
     lf_result_init(r);
-    if (!lf_guard_check(c, &p, r, &needs_data)) {
-        if (!needs_data) return;
-        lf_problem q = p;
+    if (!lf_guard_check(c, p, r, &needs_data)) {
+        if (!needs_data) return false;
+        lf_problem q = *p;
         q.C = c->input.ndim ? c->input.shape[c->input.ndim == 1 ? 0 : 1] : 0;
         int path = !strcmp(r->error, "prob_target_dtype") ? LF_PATH_PROB : LF_PATH_CLASS;
         if (lf_guard_target_stats(c, be, path, &q, &st)) lf_guard_hint_from_data(c, &st, r);
-        return;
+        return false;
     }
-    if (p.path != LF_PATH_BCE) {
-        if (!lf_guard_target_stats(c, be, p.path, &p, &st)) {
-            lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
-            return;
-        }
-        if (p.path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, &p, &st, r);
-        else lf_guard_warn_probs(&p, &st, r);
-        if (r->kind == LF_OUTCOME_HOST_ERROR) return;
+    r->kind = LF_OUTCOME_OK;
+    if (p->path == LF_PATH_BCE) return true;
+    if (!lf_guard_target_stats(c, be, p->path, p, &st)) {
+        lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
+        return false;
     }
+    if (p->path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, p, &st, r);
+    else lf_guard_warn_probs(p, &st, r);
+    return r->kind != LF_OUTCOME_HOST_ERROR;
+}
+
+void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
+{
+    lf_problem p;
+    lf_device_call call;
+    char err[160];
+    if (!lf_guard_validate_case(c, be, &p, r)) return;
     if (!lf_device_call_open(be, c, &p, false, &call, err, sizeof err)) {
         lf_result_error(r, "backend_error", "RuntimeError", "%s", err);
         return;

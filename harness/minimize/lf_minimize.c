@@ -132,6 +132,47 @@ static bool cut(const lf_case *c, int d, bool drop, int64_t i, lf_case *out)
     return true;
 }
 
+/* The case with input dim d (and the dims that follow it) reduced to slice i.
+ * Only what is sliced is copied: a mapped 352 MB dump is never copied whole. */
+static bool slice_case(lf_case *c, int d, int64_t i)
+{
+    lf_tensor *ts[4] = {&c->input, &c->target, &c->weight, &c->pos_weight}, next[4];
+    int dims[4];
+    for (int k = 0; k < 4; k++) dims[k] = k == 0 ? d : follower_dim(c, ts[k], k == 1, d);
+    for (int k = 0; k < 4; k++) {
+        bool ok = dims[k] < 0 ? lf_tensor_copy(ts[k], &next[k]) : lf_tensor_slice(ts[k], dims[k], i, &next[k]);
+        if (!ok) {
+            for (int j = 0; j < k; j++) lf_tensor_free(&next[j]);
+            return false;
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        lf_tensor_free(ts[k]);
+        *ts[k] = next[k];
+    }
+    return true;
+}
+
+bool lf_crop(lf_case *c, int64_t focus)
+{
+    const lf_tensor *in = &c->input;
+    if (in->ndim < 2) return true;
+    int64_t inner = 1, coord[LF_MAX_DIMS];
+    for (int d = 2; d < in->ndim; d++) inner *= in->shape[d];
+    if (focus < 0 || inner == 0 || focus >= in->shape[0] * inner) focus = 0;
+    coord[0] = focus / inner;
+    int64_t s = focus % inner; /* the position, unraveled over the spatial dims */
+    for (int d = in->ndim - 1; d >= 2; d--) {
+        coord[d] = s % in->shape[d];
+        s /= in->shape[d];
+    }
+    for (int d = 0; d < in->ndim; d++) {
+        if (d == 1 || c->input.shape[d] <= 1) continue; /* classes stay whole */
+        if (!slice_case(c, d, coord[d])) return false;
+    }
+    return true;
+}
+
 static bool shrink_shapes(ctx *x, lf_case *c)
 {
     lf_case cand;

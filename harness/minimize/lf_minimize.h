@@ -19,6 +19,11 @@ void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
 /* Minimizes *c in place; returns false only when out of memory. */
 bool lf_minimize(lf_case *c, const lf_backend *be, lf_minimize_stats *stats);
 
+/* Crops a large case to one row and one spatial position (all classes kept):
+ * the one holding flat target position `focus` (an assert's index), or the
+ * first. Done before minimizing a real-size dump, which would be slow whole. */
+bool lf_crop(lf_case *c, int64_t focus);
+
 /* Sets expect / expect_error from the spec and a note naming the signature,
  * and makes small tensors explicit lists, so the case reads as a regression. */
 void lf_make_regression(lf_case *c, const char *signature);

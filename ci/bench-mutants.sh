@@ -1,0 +1,179 @@
+#!/bin/bash
+# ci/bench-mutants.sh [--runs N] [--cap SECONDS] [--engines "libfuzzer afl"]
+#                     [--drop-seed-hits] [--keep DIR] [MUTANT...]
+# Time to first finding for each planted bug (fuzzers/mutants/mutants.txt):
+# for each mutant, engine and run, fuzzes the mutant build from a fresh, empty
+# work corpus seeded from corpus/TARGET until the first finding or SECONDS
+# (default 60), with a different engine seed per run (libFuzzer -seed=R,
+# AFL++ -s R). libFuzzer: ASan + UBSan build, flags as ci/fuzz.sh. AFL++:
+# plain build + the lossfuzz custom mutator. A run counts as "found" only when
+# its first finding is the planted one (DEDUP_TOKEN, or the ASan report for
+# asan/... rows). Builds are done first and not timed.
+#   --runs N            runs per mutant and engine (default 3)
+#   --cap SECONDS       stop a run after this long (default 60)
+#   --engines LIST      libfuzzer, afl or both (default "libfuzzer afl")
+#   --drop-seed-hits    leave out the seeds that already trigger the bug, so
+#                       the engine has to find it by mutation
+#   --keep DIR          keep every run's work directory and log under DIR
+# Ends with a table: mutant | engine | median time to first finding | found
+# in N/R runs | median execs/s | seeds that already trigger the bug.
+# Run nothing else meanwhile: the figures assume the CPU is otherwise idle.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
+die() { echo "bench-mutants: $*" >&2; exit 2; }
+
+runs=3 cap=60 engines="libfuzzer afl" drop=0 keep="" mutants=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    -h|--help) usage 0 ;;
+    --runs) runs=${2:?--runs needs a value}; shift ;;
+    --cap) cap=${2:?--cap needs a value}; shift ;;
+    --engines) engines=${2:?--engines needs a value}; shift ;;
+    --drop-seed-hits) drop=1 ;;
+    --keep) keep=${2:?--keep needs a directory}; shift ;;
+    -*) echo "bench-mutants: unknown option $1" >&2; usage ;;
+    *) mutants+=("$1") ;;
+    esac
+    shift
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+[[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap must be a positive integer (seconds)"
+for e in $engines; do case $e in libfuzzer|afl) ;; *) die "unknown engine $e (libfuzzer, afl)" ;; esac; done
+[ -n "${engines// /}" ] || die "--engines is empty"
+! [[ " $engines " == *" afl "* ]] || command -v afl-fuzz >/dev/null || die "afl-fuzz not found (ci/setup.sh --fuzz)"
+
+# The planted bugs and the finding each must give.
+declare -A expected
+all=()
+while read -r name exp _; do
+    case $name in ''|'#'*) continue ;; esac
+    expected[$name]=$exp
+    all+=("$name")
+done <fuzzers/mutants/mutants.txt
+if [ ${#mutants[@]} -eq 0 ]; then mutants=("${all[@]}"); fi
+for m in "${mutants[@]}"; do [ -n "${expected[$m]:-}" ] || die "unknown mutant $m (see fuzzers/mutants/mutants.txt)"; done
+
+target_of() { case $1 in prob_mean_by_batch) echo fuzz_prob ;; *) echo fuzz_class ;; esac; }
+needle_of() { # what the log must contain for the planted finding
+    case ${expected[$1]} in asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;; *) echo "DEDUP_TOKEN: ${expected[$1]}" ;; esac
+}
+first_finding() { # LOG: the first finding's token, for the notes
+    grep -m1 -oE 'DEDUP_TOKEN: [^ ]+|AddressSanitizer: [a-z-]+|ERROR: libFuzzer: [a-z-]+' "$1" || echo "none"
+}
+now() { date +%s.%N; }
+
+if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
+    tmp=$(mktemp -d /tmp/bench-mutants.XXXXXX); trap 'rm -rf "$tmp"' EXIT; fi
+results=$tmp/results.tsv # mutant engine run found seconds execs_per_s first_finding
+: >"$results"
+notes=()
+
+echo "== building (not timed)"
+mutator=""
+[[ " $engines " != *" afl "* ]] || mutator=$PWD/$(ci/build-fuzz.sh replay | tail -1)/fuzzers
+declare -A lf_dir afl_dir seeds_of hits_of
+for m in "${mutants[@]}"; do
+    t=$(target_of "$m")
+    [[ " $engines " != *" libfuzzer "* ]] || lf_dir[$m]=$(ci/build-fuzz.sh libfuzzer --sanitize --mutant "$m" | tail -1)
+    [[ " $engines " != *" afl "* ]] || afl_dir[$m]=$(ci/build-fuzz.sh afl --mutant "$m" | tail -1)
+    # Seeds that already trigger the bug (replay driver, ASan + UBSan build).
+    rdir=$(ci/build-fuzz.sh replay --sanitize --mutant "$m" | tail -1)
+    "$rdir/fuzzers/replay_$t" --timeout 30 "corpus/$t" >"$tmp/seeds-$m.log" 2>&1 || true
+    sed -n 's/^FAIL \([^:]*\): .*/\1/p' "$tmp/seeds-$m.log" >"$tmp/seedhits-$m.txt"
+    hits_of[$m]="$(wc -l <"$tmp/seedhits-$m.txt")/$(ls "corpus/$t" | wc -l)"
+    seeds_of[$m]=$PWD/corpus/$t
+    if [ $drop = 1 ]; then
+        mkdir -p "$tmp/seeds-$m"
+        cp "corpus/$t"/* "$tmp/seeds-$m/"
+        while read -r f; do rm -f "$tmp/seeds-$m/$(basename "$f")"; done <"$tmp/seedhits-$m.txt"
+        [ -n "$(ls -A "$tmp/seeds-$m")" ] || die "$m: every seed triggers the bug; nothing left with --drop-seed-hits"
+        seeds_of[$m]=$tmp/seeds-$m
+    fi
+    echo "   $m ($t): ${hits_of[$m]} seeds already trigger it"
+done
+
+run_libfuzzer() { # MUTANT RUN WORKDIR: prints "found seconds execs/s first"
+    local m=$1 r=$2 w=$3 t bin start end secs execs
+    t=$(target_of "$m")
+    bin=$PWD/${lf_dir[$m]}/fuzzers/$t
+    mkdir -p "$w/corpus" "$w/findings"
+    start=$(now)
+    (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((cap + 60)) "$bin" \
+        -seed="$r" -max_total_time="$cap" -dict="$PWD/fuzzers/$t.dict" -max_len=4096 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$w/" corpus "${seeds_of[$m]}") >"$w/log" 2>&1 || true
+    end=$(now)
+    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+    execs=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
+    if grep -qF "$(needle_of "$m")" "$w/log"; then found=1; else found=0; fi
+    echo "$found $secs $(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / (s > 0 ? s : 1) }') $(first_finding "$w/log" | tr ' ' '_')"
+}
+
+run_afl() { # MUTANT RUN WORKDIR: prints "found seconds execs/s first"
+    local m=$1 r=$2 w=$3 t bin start crash secs eps first found=0
+    t=$(target_of "$m")
+    bin=$PWD/${afl_dir[$m]}/fuzzers/$t
+    mkdir -p "$w"
+    start=$(now)
+    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+        AFL_FAST_CAL=1 AFL_STATSD=0 AFL_BENCH_UNTIL_CRASH=1 AFL_CUSTOM_MUTATOR_LIBRARY="$mutator/lf_afl_mutator_$t.so" \
+        LOSSFUZZ_FINDINGS="" LOSSFUZZ_BACKEND=sim timeout -s INT $((cap + 60)) \
+        afl-fuzz -i "${seeds_of[$m]}" -o "$w/afl" -V "$cap" -x "fuzzers/$t.dict" -t 10000 -s "$r" -- "$bin" \
+        >"$w/log" 2>&1 || true
+    [ -f "$w/afl/default/fuzzer_stats" ] || { echo "afl-fuzz did not start, see $w/log:" >&2; tail -5 "$w/log" >&2; echo "0 - 0 afl-fuzz_failed"; return; }
+    crash=$(ls "$w/afl/default/crashes/" 2>/dev/null | grep '^id:' | sort | head -1 || true)
+    if [ -n "$crash" ]; then
+        # The time the first crash file was written; its class from a replay.
+        secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$w/afl/default/crashes/$crash")" 'BEGIN { printf "%.2f", b - a }')
+        "$bin" "$w/afl/default/crashes/$crash" >"$w/replay.log" 2>&1 || true
+        first=$(first_finding "$w/replay.log")
+        [ "$first" = none ] && first="crash_(no_token)"
+        ! grep -qF "$(needle_of "$m")" "$w/replay.log" || found=1
+    else
+        secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') first=none
+    fi
+    eps=$(awk -F: '/^execs_per_sec/ { gsub(/ /, "", $2); printf "%.0f", $2 }' "$w/afl/default/fuzzer_stats")
+    echo "$found $secs ${eps:-0} ${first// /_}"
+}
+
+total=$(( ${#mutants[@]} * runs * $(wc -w <<<"$engines") )) i=0
+echo "== $total runs, cap $cap s each$([ $drop = 1 ] && echo ', seeds that trigger the bug left out')"
+for m in "${mutants[@]}"; do
+    for e in $engines; do
+        for r in $(seq 1 "$runs"); do
+            i=$((i + 1))
+            w=$tmp/$m-$e-$r
+            read -r found secs eps first < <("run_$e" "$m" "$r" "$w")
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$e" "$r" "$found" "$secs" "$eps" "$first" >>"$results"
+            printf '   [%d/%d] %-20s %-9s run %d: %s after %s s, %s execs/s (first finding: %s)\n' \
+                "$i" "$total" "$m" "$e" "$r" "$([ "$found" = 1 ] && echo found || echo 'not found')" "$secs" "$eps" "${first//_/ }"
+            [ "$found" = 1 ] || [ "$first" = none ] || notes+=("$m $e run $r: first finding was ${first//_/ }, not the planted ${expected[$m]}")
+            [ -n "$keep" ] || rm -rf "$w"
+        done
+    done
+done
+
+# Median time over all runs, a run without the planted finding counting as
+# "more than the cap"; median execs/s over all runs.
+echo
+echo "Planted bugs: time to first finding (cap $cap s, $runs runs, $(nproc) cores, $(git rev-parse --short HEAD)$([ -z "$(git status --porcelain --untracked-files=no)" ] || echo ', working tree modified'))"
+[ $drop = 0 ] || echo "Seeds that already trigger a bug were left out (--drop-seed-hits)."
+printf '%-20s | %-9s | %-23s | %-5s | %-14s | %s\n' mutant engine "median time to find (s)" found "median execs/s" "seeds that trigger it"
+printf '%s\n' "---------------------+-----------+-------------------------+-------+----------------+----------------------"
+for m in "${mutants[@]}"; do
+    for e in $engines; do
+        awk -F'\t' -v m="$m" -v e="$e" -v cap="$cap" -v hits="${hits_of[$m]}" '
+            function median(a, n,   k, i, j, t) { # sorts a[1..n] (insertion), returns the middle
+                for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+                return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+            }
+            $1 == m && $2 == e { n++; f += $4; t[n] = $4 ? $5 : 1e18; x[n] = $6 }
+            END {
+                mt = median(t, n); mx = median(x, n)
+                printf "%-20s | %-9s | %-23s | %-5s | %-14.0f | %s\n", m, e, mt >= 1e17 ? "> " cap " (not found)" : sprintf("%.2f", mt),
+                    f "/" n, mx, hits
+            }' "$results"
+    done
+done
+[ ${#notes[@]} -eq 0 ] || { echo; echo "Notes:"; printf '  %s\n' "${notes[@]}"; }
+echo "(raw results: one line per run in $results$([ -n "$keep" ] || echo ', removed on exit; use --keep DIR to keep them'))"

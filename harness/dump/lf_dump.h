@@ -1,0 +1,67 @@
+/* lf_dump.h - what users write from a failing training step in one line:
+ * .safetensors (tensors input, target, weight, pos_weight; loss and options in
+ * __metadata__), .npz (numpy.savez, stored or deflated; options as 0-d
+ * arrays), .npy (one array). Nothing is ever unpickled. Files are mapped, not
+ * read: a 352 MB batch costs no copy, and every size, offset and shape in a
+ * header is checked against the file before it is used. */
+#ifndef LF_DUMP_H
+#define LF_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lf_case.h"
+
+#define LF_DUMP_MAX_ARRAYS 64
+#define LF_DUMP_MAX_HEADER ((size_t)1 << 24)      /* 16 MiB of header: far more than any real one */
+#define LF_DUMP_MAX_INFLATED ((uint64_t)1 << 32)  /* 4 GiB: a deflated entry may not claim more */
+
+typedef struct {
+    void *base;
+    size_t size;
+} lf_mapped;
+
+bool lf_map_file(const char *path, lf_mapped *m, char *err, size_t errlen);
+void lf_unmap(lf_mapped *m);
+
+/* One array of a dump: its bytes are in the mapped file (or in `owned`, for a
+ * deflated .npz entry or a Fortran-order array made C-contiguous). Strings
+ * (numpy '<U', safetensors metadata) are kept as text. */
+typedef struct {
+    char name[64];
+    lf_dtype dtype;
+    int ndim;
+    int64_t shape[LF_MAX_DIMS];
+    int64_t numel;
+    const uint8_t *data;
+    void *owned;
+    char text[64];       /* a 0-d string array's value */
+    bool is_text;
+} lf_array;
+
+typedef struct {
+    lf_array arrays[LF_DUMP_MAX_ARRAYS];
+    int n;
+    char meta_keys[16][32], meta_values[16][64]; /* safetensors __metadata__ */
+    int n_meta;
+} lf_dump;
+
+void lf_dump_free(lf_dump *d);
+
+/* Parsers over bytes already in memory. false: err names the problem. */
+bool lf_npy_parse(const uint8_t *buf, size_t len, const char *name, lf_array *a, char *err, size_t errlen);
+bool lf_npz_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err, size_t errlen);
+bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err, size_t errlen);
+
+/* Checks a shape against LF_MAX_NUMEL without overflowing, and the bytes it needs. */
+bool lf_shape_bytes(const int64_t *shape, int ndim, lf_dtype dtype, int64_t *numel, uint64_t *bytes,
+                    char *err, size_t errlen);
+
+/* The case of a parsed dump (arrays by name, options). */
+bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen);
+
+/* A dump file (any of the formats, by its magic bytes) as a case. Tensors
+ * borrow the mapping, which must outlive the case. */
+bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, char *err, size_t errlen);
+
+#endif
