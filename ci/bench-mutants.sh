@@ -65,11 +65,17 @@ now() { date +%s.%N; }
 
 if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
     tmp=$(mktemp -d /tmp/bench-mutants.XXXXXX); trap 'rm -rf "$tmp"' EXIT; fi
+saved=${TMPDIR:-/tmp}/bench-mutants-findings # inputs of findings that are not the planted one
 results=$tmp/results.tsv # mutant engine run found seconds execs_per_s first_finding
 : >"$results"
 notes=()
 
 echo "== building (not timed)"
+root=$PWD
+declare -A good_dir
+for e in $engines; do # the correct builds, to tell a planted finding from a real one
+    case $e in libfuzzer) good_dir[$e]=$(ci/build-fuzz.sh libfuzzer --sanitize | tail -1) ;; afl) good_dir[$e]=$(ci/build-fuzz.sh afl | tail -1) ;; esac
+done
 mutator=""
 [[ " $engines " != *" afl "* ]] || mutator=$PWD/$(ci/build-fuzz.sh replay | tail -1)/fuzzers
 declare -A lf_dir afl_dir seeds_of hits_of
@@ -93,26 +99,32 @@ for m in "${mutants[@]}"; do
     echo "   $m ($t): ${hits_of[$m]} seeds already trigger it"
 done
 
-run_libfuzzer() { # MUTANT RUN WORKDIR: prints "found seconds execs/s first"
-    local m=$1 r=$2 w=$3 t bin start end secs execs
+# Each run sets: found (1 when the first finding is the planted one), secs
+# (time to it, or to the end of the run), eps (execs/s), first (the first
+# finding's token or "none") and crash (its input file, or "").
+run_libfuzzer() { # MUTANT RUN WORKDIR
+    local m=$1 r=$2 w=$3 t bin start end execs
     t=$(target_of "$m")
-    bin=$PWD/${lf_dir[$m]}/fuzzers/$t
+    bin=$root/${lf_dir[$m]}/fuzzers/$t
     mkdir -p "$w/corpus" "$w/findings"
     start=$(now)
     (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((cap + 60)) "$bin" \
-        -seed="$r" -max_total_time="$cap" -dict="$PWD/fuzzers/$t.dict" -max_len=4096 -timeout=10 \
+        -seed="$r" -max_total_time="$cap" -dict="$root/fuzzers/$t.dict" -max_len=4096 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$w/" corpus "${seeds_of[$m]}") >"$w/log" 2>&1 || true
     end=$(now)
     secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
     execs=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
-    if grep -qF "$(needle_of "$m")" "$w/log"; then found=1; else found=0; fi
-    echo "$found $secs $(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / (s > 0 ? s : 1) }') $(first_finding "$w/log" | tr ' ' '_')"
+    eps=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / (s > 0 ? s : 1) }')
+    found=0
+    ! grep -qF "$(needle_of "$m")" "$w/log" || found=1
+    first=$(first_finding "$w/log")
+    crash=$(ls "$w"/crash-* "$w"/timeout-* "$w"/oom-* "$w"/leak-* 2>/dev/null | head -1 || true)
 }
 
-run_afl() { # MUTANT RUN WORKDIR: prints "found seconds execs/s first"
-    local m=$1 r=$2 w=$3 t bin start crash secs eps first found=0
+run_afl() { # MUTANT RUN WORKDIR
+    local m=$1 r=$2 w=$3 t bin start
     t=$(target_of "$m")
-    bin=$PWD/${afl_dir[$m]}/fuzzers/$t
+    bin=$root/${afl_dir[$m]}/fuzzers/$t
     mkdir -p "$w"
     start=$(now)
     AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
@@ -120,34 +132,55 @@ run_afl() { # MUTANT RUN WORKDIR: prints "found seconds execs/s first"
         LOSSFUZZ_FINDINGS="" LOSSFUZZ_BACKEND=sim timeout -s INT $((cap + 60)) \
         afl-fuzz -i "${seeds_of[$m]}" -o "$w/afl" -V "$cap" -x "fuzzers/$t.dict" -t 10000 -s "$r" -- "$bin" \
         >"$w/log" 2>&1 || true
-    [ -f "$w/afl/default/fuzzer_stats" ] || { echo "afl-fuzz did not start, see $w/log:" >&2; tail -5 "$w/log" >&2; echo "0 - 0 afl-fuzz_failed"; return; }
+    found=0 first=none crash="" eps=0
+    if [ ! -f "$w/afl/default/fuzzer_stats" ]; then
+        echo "bench-mutants: afl-fuzz did not start ($w/log):" >&2
+        sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$w/log" | grep -A3 'PROGRAM ABORT' >&2 || tail -5 "$w/log" >&2
+        secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') first="afl-fuzz failed"
+        return
+    fi
     crash=$(ls "$w/afl/default/crashes/" 2>/dev/null | grep '^id:' | sort | head -1 || true)
     if [ -n "$crash" ]; then
         # The time the first crash file was written; its class from a replay.
-        secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$w/afl/default/crashes/$crash")" 'BEGIN { printf "%.2f", b - a }')
-        "$bin" "$w/afl/default/crashes/$crash" >"$w/replay.log" 2>&1 || true
+        crash=$w/afl/default/crashes/$crash
+        secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$crash")" 'BEGIN { printf "%.2f", b - a }')
+        "$bin" "$crash" >"$w/replay.log" 2>&1 || true
         first=$(first_finding "$w/replay.log")
-        [ "$first" = none ] && first="crash_(no_token)"
+        [ "$first" != none ] || first="crash without a token"
         ! grep -qF "$(needle_of "$m")" "$w/replay.log" || found=1
     else
-        secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') first=none
+        secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
     fi
     eps=$(awk -F: '/^execs_per_sec/ { gsub(/ /, "", $2); printf "%.0f", $2 }' "$w/afl/default/fuzzer_stats")
-    echo "$found $secs ${eps:-0} ${first// /_}"
+}
+
+# A finding other than the planted one: does the correct build fail on it too?
+on_correct_build() { # ENGINE MUTANT CRASH
+    local t out
+    t=$(target_of "$2")
+    [ -n "$3" ] || { echo "no input saved"; return; }
+    out=$(LOSSFUZZ_FINDINGS="" timeout 60 "$root/${good_dir[$1]}/fuzzers/$t" "$3" 2>&1) &&
+        echo "the correct build passes on it" ||
+        echo "the correct build fails on it too ($(first_finding /dev/stdin <<<"$out")): a bug outside the mutant, input $3"
 }
 
 total=$(( ${#mutants[@]} * runs * $(wc -w <<<"$engines") )) i=0
-echo "== $total runs, cap $cap s each$([ $drop = 1 ] && echo ', seeds that trigger the bug left out')"
+echo "== $total runs, cap $cap s each$([ $drop = 1 ] && echo ', seeds that trigger the bug left out' || true)"
 for m in "${mutants[@]}"; do
     for e in $engines; do
         for r in $(seq 1 "$runs"); do
             i=$((i + 1))
             w=$tmp/$m-$e-$r
-            read -r found secs eps first < <("run_$e" "$m" "$r" "$w")
+            "run_$e" "$m" "$r" "$w"
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$e" "$r" "$found" "$secs" "$eps" "$first" >>"$results"
             printf '   [%d/%d] %-20s %-9s run %d: %s after %s s, %s execs/s (first finding: %s)\n' \
-                "$i" "$total" "$m" "$e" "$r" "$([ "$found" = 1 ] && echo found || echo 'not found')" "$secs" "$eps" "${first//_/ }"
-            [ "$found" = 1 ] || [ "$first" = none ] || notes+=("$m $e run $r: first finding was ${first//_/ }, not the planted ${expected[$m]}")
+                "$i" "$total" "$m" "$e" "$r" "$([ "$found" = 1 ] && echo found || echo 'not found')" "$secs" "$eps" "$first"
+            if [ "$found" = 0 ] && [ "$first" != none ]; then
+                if [ -n "$crash" ]; then # kept for a look, whatever --keep says
+                    mkdir -p "$saved"; cp "$crash" "$saved/$m-$e-$r.input"; crash=$saved/$m-$e-$r.input
+                fi
+                notes+=("$m $e run $r: first finding $first, not the planted ${expected[$m]}; $(on_correct_build "$e" "$m" "$crash")")
+            fi
             [ -n "$keep" ] || rm -rf "$w"
         done
     done
@@ -170,7 +203,7 @@ for m in "${mutants[@]}"; do
             $1 == m && $2 == e { n++; f += $4; t[n] = $4 ? $5 : 1e18; x[n] = $6 }
             END {
                 mt = median(t, n); mx = median(x, n)
-                printf "%-20s | %-9s | %-23s | %-5s | %-14.0f | %s\n", m, e, mt >= 1e17 ? "> " cap " (not found)" : sprintf("%.2f", mt),
+                printf "%-20s | %-9s | %-23s | %-5s | %-14.0f | %s\n", m, e, (mt >= 1e17 ? "> " cap " (not found)" : sprintf("%.2f", mt)),
                     f "/" n, mx, hits
             }' "$results"
     done

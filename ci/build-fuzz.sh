@@ -29,8 +29,9 @@ command -v "$cc" >/dev/null || { echo "build-fuzz: $cc not found (ci/setup.sh --
 dir=build-fuzz/$engine
 [ $sanitize = OFF ] || dir=$dir-asan
 [ -z "$mutant" ] || dir=$dir-$mutant
-targets="fuzz_class fuzz_prob fuzz_json lossfuzz"
-[ $engine != replay ] || targets="replay_fuzz_class replay_fuzz_prob replay_fuzz_json lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob"
+fuzz_targets="fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
+targets="$fuzz_targets lossfuzz"
+[ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob"
 CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
     -DLF_CUDA=$cuda -DLF_MUTANT="$mutant" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log" >&2; exit 1; }

@@ -30,7 +30,9 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case $target in fuzz_class|fuzz_prob|fuzz_json) ;; *) echo "fuzz.sh: unknown target $target" >&2; exit 2 ;; esac
+case $target in fuzz_class|fuzz_prob|fuzz_json|fuzz_npy|fuzz_npz|fuzz_safetensors) ;;
+*) echo "fuzz.sh: unknown target $target (fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors)" >&2; exit 2 ;;
+esac
 case $engine in libfuzzer|afl) ;; *) echo "fuzz.sh: --engine must be libfuzzer or afl" >&2; exit 2 ;; esac
 case $backend in sim|cuda) ;; *) echo "fuzz.sh: --backend must be sim or cuda" >&2; exit 2 ;; esac
 [[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: SECONDS must be a positive integer" >&2; exit 2; }
@@ -48,6 +50,7 @@ mkdir -p "$work/corpus" "$work/findings"
 mkdir -p "$out"
 export LOSSFUZZ_FINDINGS=$PWD/$work/findings LOSSFUZZ_BACKEND=$backend
 dict=fuzzers/$target.dict
+
 seeds=corpus/$target
 stats=$work/stats.txt
 : >"$stats"
@@ -72,7 +75,7 @@ if [ "$engine" = libfuzzer ]; then
     execs=$(awk '{s += $2} END {print s + 0}' "$stats")
 else
     [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ] || { echo "fuzz.sh: $seeds is empty (AFL++ needs seeds)" >&2; exit 2; }
-    if [ "$target" != fuzz_json ]; then
+    if [ "$target" = fuzz_class ] || [ "$target" = fuzz_prob ]; then
         mutator=$(ci/build-fuzz.sh replay | tail -1)/fuzzers/lf_afl_mutator_$target.so
         export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/$mutator
     fi

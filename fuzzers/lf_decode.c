@@ -9,7 +9,7 @@
 #include "lf_params.h"
 #include "lf_producer.h"
 
-static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json"};
+static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json", "fuzz_raw"};
 
 const char *lf_target_name(lf_target t) { return t < LF_TARGET_COUNT ? target_names[t] : "?"; }
 

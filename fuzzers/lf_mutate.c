@@ -52,7 +52,7 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
     unsigned s = seed;
     lf_layout lay;
     unsigned op = next(&s) % 6;
-    if (t == LF_TARGET_JSON || op == 5)
+    if (t == LF_TARGET_JSON || t == LF_TARGET_RAW || op == 5)
         return fallback ? fallback(data, size, max_size) : random_bytes(data, size, max_size, &s);
     size = reserve_params(data, size, max_size);
     if (size < LF_N_PARAMS) return fallback ? fallback(data, size, max_size) : size;
