@@ -27,7 +27,9 @@ static void signature_in_process(const lf_case *c, const lf_backend *be, char *o
     probe.expect_value = NULL;
     lf_oracle_check(&probe, be, &v);
     if (v.finding) snprintf(out, len, "%s", v.finding_class);
-    else snprintf(out, len, "%s/%s", lf_outcome_name(v.spec.kind), v.spec.error[0] ? v.spec.error : "none");
+    else /* the guard's hint too: a void-255 repro must not shrink into some other bad label */
+        snprintf(out, len, "%s/%s%s%s", lf_outcome_name(v.spec.kind), v.spec.error[0] ? v.spec.error : "none",
+                 v.guard.hint_id[0] ? "/" : "", v.guard.hint_id);
     lf_verdict_free(&v);
 }
 

@@ -1,14 +1,15 @@
 /* lf_minimize.h - structural minimization of a case: fewer dims, smaller
  * batch, fewer classes, simpler dtypes, default options, simpler values, as
  * long as the case keeps its signature: its finding class when it has one
- * (a fuzzer's crash), else its spec outcome and error class (a user's repro). */
+ * (a fuzzer's crash), else its spec outcome, error class and the guard's hint
+ * (a user's repro: a void-255 mask stays a void-255 mask). */
 #ifndef LF_MINIMIZE_H
 #define LF_MINIMIZE_H
 
 #include "lf_backend.h"
 
 typedef struct {
-    char signature[128];   /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range" */
+    char signature[128];   /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range/void_255" */
     int steps;             /* accepted simplifications */
     int tries;             /* oracle runs */
 } lf_minimize_stats;
