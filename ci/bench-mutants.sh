@@ -22,6 +22,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
 die() { echo "bench-mutants: $*" >&2; exit 2; }
+build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its error
+    local d
+    d=$(ci/build-fuzz.sh "$@" | tail -1) && [ -d "$d" ] || { echo "bench-mutants: ci/build-fuzz.sh $* failed (see above)" >&2; return 1; }
+    echo "$d"
+}
 
 runs=3 cap=60 engines="libfuzzer afl" drop=0 keep="" mutants=()
 while [ $# -gt 0 ]; do
@@ -74,17 +79,17 @@ echo "== building (not timed)"
 root=$PWD
 declare -A good_dir
 for e in $engines; do # the correct builds, to tell a planted finding from a real one
-    case $e in libfuzzer) good_dir[$e]=$(ci/build-fuzz.sh libfuzzer --sanitize | tail -1) ;; afl) good_dir[$e]=$(ci/build-fuzz.sh afl | tail -1) ;; esac
+    case $e in libfuzzer) good_dir[$e]=$(build libfuzzer --sanitize) ;; afl) good_dir[$e]=$(build afl) ;; esac
 done
 mutator=""
-[[ " $engines " != *" afl "* ]] || mutator=$PWD/$(ci/build-fuzz.sh replay | tail -1)/fuzzers
+[[ " $engines " != *" afl "* ]] || mutator=$PWD/$(build replay)/fuzzers
 declare -A lf_dir afl_dir seeds_of hits_of
 for m in "${mutants[@]}"; do
     t=$(target_of "$m")
-    [[ " $engines " != *" libfuzzer "* ]] || lf_dir[$m]=$(ci/build-fuzz.sh libfuzzer --sanitize --mutant "$m" | tail -1)
-    [[ " $engines " != *" afl "* ]] || afl_dir[$m]=$(ci/build-fuzz.sh afl --mutant "$m" | tail -1)
+    [[ " $engines " != *" libfuzzer "* ]] || lf_dir[$m]=$(build libfuzzer --sanitize --mutant "$m")
+    [[ " $engines " != *" afl "* ]] || afl_dir[$m]=$(build afl --mutant "$m")
     # Seeds that already trigger the bug (replay driver, ASan + UBSan build).
-    rdir=$(ci/build-fuzz.sh replay --sanitize --mutant "$m" | tail -1)
+    rdir=$(build replay --sanitize --mutant "$m")
     "$rdir/fuzzers/replay_$t" --timeout 30 "corpus/$t" >"$tmp/seeds-$m.log" 2>&1 || true
     sed -n 's/^FAIL \([^:]*\): .*/\1/p' "$tmp/seeds-$m.log" >"$tmp/seedhits-$m.txt"
     hits_of[$m]="$(wc -l <"$tmp/seedhits-$m.txt")/$(ls "corpus/$t" | wc -l)"
@@ -144,7 +149,7 @@ run_afl() { # MUTANT RUN WORKDIR
         # The time the first crash file was written; its class from a replay.
         crash=$w/afl/default/crashes/$crash
         secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$crash")" 'BEGIN { printf "%.2f", b - a }')
-        "$bin" "$crash" >"$w/replay.log" 2>&1 || true
+        timeout 60 "$bin" "$crash" >"$w/replay.log" 2>&1 || true
         first=$(first_finding "$w/replay.log")
         [ "$first" != none ] || first="crash without a token"
         ! grep -qF "$(needle_of "$m")" "$w/replay.log" || found=1
@@ -189,7 +194,7 @@ done
 # Median time over all runs, a run without the planted finding counting as
 # "more than the cap"; median execs/s over all runs.
 echo
-echo "Planted bugs: time to first finding (cap $cap s, $runs runs, $(nproc) cores, $(git rev-parse --short HEAD)$([ -z "$(git status --porcelain --untracked-files=no)" ] || echo ', working tree modified'))"
+echo "Planted bugs: time to first finding (cap $cap s, $runs runs, $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')$([ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || echo ', working tree modified'))"
 [ $drop = 0 ] || echo "Seeds that already trigger a bug were left out (--drop-seed-hits)."
 printf '%-20s | %-9s | %-23s | %-5s | %-14s | %s\n' mutant engine "median time to find (s)" found "median execs/s" "seeds that trigger it"
 printf '%s\n' "---------------------+-----------+-------------------------+-------+----------------+----------------------"

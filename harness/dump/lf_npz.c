@@ -44,7 +44,10 @@ static bool read_directory(const uint8_t *buf, size_t len, entry *es, int *n, ch
     if (cd == 0xffffffffu || count == 0xffff) {
         if (eocd < 20 || u32(buf + eocd - 20) != 0x07064b50) { snprintf(err, errlen, "zip64 locator missing"); return false; }
         uint64_t at = u64(buf + eocd - 20 + 8);
-        if (at > len - 56 || u32(buf + at) != 0x06064b50) { snprintf(err, errlen, "zip64 directory record out of bounds"); return false; }
+        if (len < 56 || at > len - 56 || u32(buf + at) != 0x06064b50) { /* len - 56 must not wrap */
+            snprintf(err, errlen, "zip64 directory record out of bounds");
+            return false;
+        }
         count = u64(buf + at + 32);
         cd = u64(buf + at + 48);
     }
@@ -76,7 +79,7 @@ static bool read_directory(const uint8_t *buf, size_t len, entry *es, int *n, ch
 static const uint8_t *entry_bytes(const uint8_t *buf, size_t len, const entry *e, void **owned, char *err, size_t errlen)
 {
     *owned = NULL;
-    if (e->local > len - 30 || u32(buf + e->local) != 0x04034b50) { snprintf(err, errlen, "%s: local header out of bounds", e->name); return NULL; }
+    if (len < 30 || e->local > len - 30 || u32(buf + e->local) != 0x04034b50) { snprintf(err, errlen, "%s: local header out of bounds", e->name); return NULL; }
     uint64_t data = e->local + 30 + u16(buf + e->local + 26) + u16(buf + e->local + 28);
     if (data > len || e->csize > len - data) { snprintf(err, errlen, "%s: data runs past the end of the file (truncated?)", e->name); return NULL; }
     const uint8_t *src = buf + data;
