@@ -139,9 +139,10 @@ run_afl() { # MUTANT RUN WORKDIR
         >"$w/log" 2>&1 || true
     found=0 first=none crash="" eps=0
     if [ ! -f "$w/afl/default/fuzzer_stats" ]; then
-        echo "bench-mutants: afl-fuzz did not start ($w/log):" >&2
-        sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$w/log" | grep -A3 'PROGRAM ABORT' >&2 || tail -5 "$w/log" >&2
-        secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }') first="afl-fuzz failed"
+        first="afl-fuzz failed: $(sed 's/\x1b[[(][0-9;?]*[a-zA-Z]//g' "$w/log" | sed -n 's/.*PROGRAM ABORT : *//p' | head -1)"
+        echo "bench-mutants: $first ($w/log)" >&2
+        found=x
+        secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
         return
     fi
     crash=$(ls "$w/afl/default/crashes/" 2>/dev/null | grep '^id:' | sort | head -1 || true)
@@ -179,12 +180,15 @@ for m in "${mutants[@]}"; do
             "run_$e" "$m" "$r" "$w"
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$e" "$r" "$found" "$secs" "$eps" "$first" >>"$results"
             printf '   [%d/%d] %-20s %-9s run %d: %s after %s s, %s execs/s (first finding: %s)\n' \
-                "$i" "$total" "$m" "$e" "$r" "$([ "$found" = 1 ] && echo found || echo 'not found')" "$secs" "$eps" "$first"
-            if [ "$found" = 0 ] && [ "$first" != none ]; then
+                "$i" "$total" "$m" "$e" "$r" "$(case $found in 1) echo found ;; x) echo 'no run' ;; *) echo 'not found' ;; esac)" "$secs" "$eps" "$first"
+            if [ "$found" != 1 ] && [ "$first" != none ]; then
                 if [ -n "$crash" ]; then # kept for a look, whatever --keep says
                     mkdir -p "$saved"; cp "$crash" "$saved/$m-$e-$r.input"; crash=$saved/$m-$e-$r.input
                 fi
-                notes+=("$m $e run $r: first finding $first, not the planted ${expected[$m]}; $(on_correct_build "$e" "$m" "$crash")")
+                case $first in
+                afl-fuzz\ failed*) notes+=("$m $e run $r: $first") ;;
+                *) notes+=("$m $e run $r: first finding $first, not the planted ${expected[$m]}; $(on_correct_build "$e" "$m" "$crash")") ;;
+                esac
             fi
             [ -n "$keep" ] || rm -rf "$w"
         done
@@ -205,10 +209,11 @@ for m in "${mutants[@]}"; do
                 for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
             }
-            $1 == m && $2 == e { n++; f += $4; t[n] = $4 ? $5 : 1e18; x[n] = $6 }
+            $1 == m && $2 == e { n++; f += $4 == 1; failed += $4 == "x"; t[n] = $4 == 1 ? $5 : 1e18; x[n] = $6 }
             END {
                 mt = median(t, n); mx = median(x, n)
-                printf "%-20s | %-9s | %-23s | %-5s | %-14.0f | %s\n", m, e, (mt >= 1e17 ? "> " cap " (not found)" : sprintf("%.2f", mt)),
+                printf "%-20s | %-9s | %-23s | %-5s | %-14.0f | %s\n", m, e,
+                    (failed == n ? "afl-fuzz did not start" : mt >= 1e17 ? "> " cap " (not found)" : sprintf("%.2f", mt)),
                     f "/" n, mx, hits
             }' "$results"
     done

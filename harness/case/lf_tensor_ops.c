@@ -52,43 +52,35 @@ static void copy_slices(const lf_tensor *t, int dim, int64_t index, bool keep_on
         }
 }
 
-bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
+/* The three slicing edits share one path: allocate the new shape, copy the kept slices. */
+typedef enum { EDIT_REMOVE, EDIT_KEEP, EDIT_DROP } slice_edit;
+
+static bool edit(const lf_tensor *t, int dim, int64_t index, slice_edit how, lf_tensor *out)
 {
     char err[160];
     int64_t shape[LF_MAX_DIMS];
+    int ndim = t->ndim;
     memset(out, 0, sizeof *out);
     if (dim < 0 || dim >= t->ndim || index < 0 || index >= t->shape[dim]) return false;
     memcpy(shape, t->shape, sizeof shape);
-    shape[dim]--;
-    if (!lf_tensor_alloc(out, t->dtype, t->ndim, shape, err, sizeof err)) return false;
-    copy_slices(t, dim, index, false, out);
+    if (how == EDIT_REMOVE) shape[dim]--;
+    else if (how == EDIT_KEEP) shape[dim] = 1;
+    else memmove(shape + dim, shape + dim + 1, sizeof(int64_t) * (size_t)(--ndim - dim));
+    if (!lf_tensor_alloc(out, t->dtype, ndim, shape, err, sizeof err)) return false;
+    copy_slices(t, dim, index, how != EDIT_REMOVE, out);
     return true;
 }
 
-bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out)
+bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
 {
-    char err[160];
-    int64_t shape[LF_MAX_DIMS];
-    memset(out, 0, sizeof *out);
-    if (dim < 0 || dim >= t->ndim || t->shape[dim] == 0) return false;
-    for (int d = 0, k = 0; d < t->ndim; d++)
-        if (d != dim) shape[k++] = t->shape[d];
-    if (!lf_tensor_alloc(out, t->dtype, t->ndim - 1, shape, err, sizeof err)) return false;
-    copy_slices(t, dim, 0, true, out);
-    return true;
+    return edit(t, dim, index, EDIT_REMOVE, out);
 }
+
+bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out) { return edit(t, dim, 0, EDIT_DROP, out); }
 
 bool lf_tensor_slice(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
 {
-    char err[160];
-    int64_t shape[LF_MAX_DIMS];
-    memset(out, 0, sizeof *out);
-    if (dim < 0 || dim >= t->ndim || index < 0 || index >= t->shape[dim]) return false;
-    memcpy(shape, t->shape, sizeof shape);
-    shape[dim] = 1;
-    if (!lf_tensor_alloc(out, t->dtype, t->ndim, shape, err, sizeof err)) return false;
-    copy_slices(t, dim, index, true, out);
-    return true;
+    return edit(t, dim, index, EDIT_KEEP, out);
 }
 
 bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)
