@@ -63,9 +63,17 @@ target_of() { case $1 in prob_mean_by_batch) echo fuzz_prob ;; *) echo fuzz_clas
 needle_of() { # what the log must contain for the planted finding
     case ${expected[$1]} in asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;; *) echo "DEDUP_TOKEN: ${expected[$1]}" ;; esac
 }
-first_finding() { # LOG: the first finding's token, for the notes
-    grep -m1 -oE 'DEDUP_TOKEN: [^ ]+|AddressSanitizer: [a-z-]+|ERROR: libFuzzer: [a-z-]+' "$1" || echo "none"
+first_finding() { # LOG: the first finding in a log, in a few words ("none" if there is none)
+    local l
+    l=$(grep -m1 -E 'DEDUP_TOKEN: |AddressSanitizer: [a-z-]+|runtime error: |lf_decode: |ERROR: libFuzzer: ' "$1") || { echo none; return; }
+    case $l in
+    *DEDUP_TOKEN:*) echo "DEDUP_TOKEN: ${l#*DEDUP_TOKEN: }" ;;
+    *AddressSanitizer:*) grep -m1 -oE 'AddressSanitizer: [a-z-]+' <<<"$l" ;;
+    *"runtime error: "*) echo "UBSan: $(sed 's/.*runtime error: //; s/ 0x[0-9a-f]*//g' <<<"$l") at $(basename "${l%%: runtime error*}")" ;;
+    *) sed 's/^.*\(lf_decode: \|ERROR: libFuzzer: \)/\1/' <<<"$l" ;;
+    esac
 }
+quiet() { ("$@") 2>/dev/null; } # no "Aborted" line from bash when the command dies of a signal
 now() { date +%s.%N; }
 
 if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
@@ -150,7 +158,7 @@ run_afl() { # MUTANT RUN WORKDIR
         # The time the first crash file was written; its class from a replay.
         crash=$w/afl/default/crashes/$crash
         secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$crash")" 'BEGIN { printf "%.2f", b - a }')
-        timeout 60 "$bin" "$crash" >"$w/replay.log" 2>&1 || true
+        quiet timeout 60 "$bin" "$crash" >"$w/replay.log" 2>&1 || true
         first=$(first_finding "$w/replay.log")
         [ "$first" != none ] || first="crash without a token"
         ! grep -qF "$(needle_of "$m")" "$w/replay.log" || found=1
@@ -165,9 +173,9 @@ on_correct_build() { # ENGINE MUTANT CRASH
     local t out
     t=$(target_of "$2")
     [ -n "$3" ] || { echo "no input saved"; return; }
-    out=$(LOSSFUZZ_FINDINGS="" timeout 60 "$root/${good_dir[$1]}/fuzzers/$t" "$3" 2>&1) &&
+    LOSSFUZZ_FINDINGS="" quiet timeout 60 "$root/${good_dir[$1]}/fuzzers/$t" "$3" >"$3.correct.log" 2>&1 &&
         echo "the correct build passes on it" ||
-        echo "the correct build fails on it too ($(first_finding /dev/stdin <<<"$out")): a bug outside the mutant, input $3"
+        echo "the correct build fails on it too ($(first_finding "$3.correct.log")): a bug outside the mutant, input $3"
 }
 
 total=$(( ${#mutants[@]} * runs * $(wc -w <<<"$engines") )) i=0
@@ -200,8 +208,8 @@ done
 echo
 echo "Planted bugs: time to first finding (cap $cap s, $runs runs, $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')$([ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || echo ', working tree modified'))"
 [ $drop = 0 ] || echo "Seeds that already trigger a bug were left out (--drop-seed-hits)."
-printf '%-20s | %-9s | %-23s | %-5s | %-14s | %s\n' mutant engine "median time to find (s)" found "median execs/s" "seeds that trigger it"
-printf '%s\n' "---------------------+-----------+-------------------------+-------+----------------+----------------------"
+printf '%-20s | %-9s | %-23s | %-13s | %-14s | %s\n' mutant engine "median time to find (s)" found "median execs/s" "seeds that trigger it"
+printf '%s\n' "---------------------+-----------+-------------------------+---------------+----------------+----------------------"
 for m in "${mutants[@]}"; do
     for e in $engines; do
         awk -F'\t' -v m="$m" -v e="$e" -v cap="$cap" -v hits="${hits_of[$m]}" '
@@ -209,14 +217,17 @@ for m in "${mutants[@]}"; do
                 for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
                 return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
             }
-            $1 == m && $2 == e { n++; f += $4 == 1; failed += $4 == "x"; t[n] = $4 == 1 ? $5 : 1e18; x[n] = $6 }
+            $1 == m && $2 == e { n++; f += $4 == 1; failed += $4 == "x"; other += $4 == 0 && $7 != "none"; t[n] = $4 == 1 ? $5 : 1e18; x[n] = $6 }
             END {
                 mt = median(t, n); mx = median(x, n)
-                printf "%-20s | %-9s | %-23s | %-5s | %-14.0f | %s\n", m, e,
+                printf "%-20s | %-9s | %-23s | %-13s | %-14.0f | %s\n", m, e,
                     (failed == n ? "afl-fuzz did not start" : mt >= 1e17 ? "> " cap " (not found)" : sprintf("%.2f", mt)),
-                    f "/" n, mx, hits
+                    f "/" n (other ? " (" other " other)" : ""), mx, hits
             }' "$results"
     done
 done
+echo "found: runs whose first finding was the planted one; (k other): runs that stopped at another finding"
+echo "first (see Notes). Time: median over all runs, a run without the planted finding counting as more than"
+echo "the cap. A run that ends on a seed (well under 1 s) mostly measures start-up, so its execs/s is low."
 [ ${#notes[@]} -eq 0 ] || { echo; echo "Notes:"; printf '  %s\n' "${notes[@]}"; }
 echo "(raw results: one line per run in $results$([ -n "$keep" ] || echo ', removed on exit; use --keep DIR to keep them'))"

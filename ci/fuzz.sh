@@ -87,6 +87,10 @@ else
     execs=$(awk -F: '/^execs_done/ {gsub(/ /, "", $2); print $2}' "$work/afl/default/fuzzer_stats" 2>/dev/null || echo 0)
 fi
 elapsed=$(($(date +%s) - start))
+if [ "${execs:-0}" -eq 0 ]; then # an engine that never ran must not look like a clean campaign
+    echo "fuzz.sh: $engine ran no executions (see $work/ for its output)" >&2
+    exit 2
+fi
 
 # Minimize the smallest finding of each class into a JSON regression (with
 # this build's lossfuzz, so a planted bug still reproduces). The oracle saved

@@ -18,7 +18,9 @@ done
 echo "== planted bugs =="
 ci/mutants.sh
 echo "== fuzz smoke runs =="
-for target in fuzz_class fuzz_prob fuzz_json; do
+for target in fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
     ci/fuzz.sh "$target" 10 --out "$(mktemp -d)"
+done
+for target in fuzz_class fuzz_prob fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
