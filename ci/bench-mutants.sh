@@ -69,11 +69,15 @@ first_finding() { # LOG: the first finding in a log, in a few words ("none" if t
     case $l in
     *DEDUP_TOKEN:*) echo "DEDUP_TOKEN: ${l#*DEDUP_TOKEN: }" ;;
     *AddressSanitizer:*) grep -m1 -oE 'AddressSanitizer: [a-z-]+' <<<"$l" ;;
-    *"runtime error: "*) echo "UBSan: $(sed 's/.*runtime error: //; s/ 0x[0-9a-f]*//g' <<<"$l") at $(basename "${l%%: runtime error*}")" ;;
+    *"runtime error: "*) echo "UBSan: $(sed 's/.*runtime error: //; s/0x[0-9a-f]*/<addr>/g' <<<"$l") at $(basename "${l%%: runtime error*}")" ;;
     *) sed 's/^.*\(lf_decode: \|ERROR: libFuzzer: \)/\1/' <<<"$l" ;;
     esac
 }
-quiet() { ("$@") 2>/dev/null; } # no "Aborted" line from bash when the command dies of a signal
+quietly() { # LOG COMMAND...: runs COMMAND with its output in LOG, and without bash's
+    local log=$1    # "Aborted" line when it dies of a signal (that line goes to /dev/null)
+    shift
+    ("$@" >"$log" 2>&1; exit $?) 2>/dev/null
+}
 now() { date +%s.%N; }
 
 if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
@@ -158,7 +162,7 @@ run_afl() { # MUTANT RUN WORKDIR
         # The time the first crash file was written; its class from a replay.
         crash=$w/afl/default/crashes/$crash
         secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$crash")" 'BEGIN { printf "%.2f", b - a }')
-        quiet timeout 60 "$bin" "$crash" >"$w/replay.log" 2>&1 || true
+        quietly "$w/replay.log" timeout 60 "$bin" "$crash" || true
         first=$(first_finding "$w/replay.log")
         [ "$first" != none ] || first="crash without a token"
         ! grep -qF "$(needle_of "$m")" "$w/replay.log" || found=1
@@ -173,7 +177,7 @@ on_correct_build() { # ENGINE MUTANT CRASH
     local t out
     t=$(target_of "$2")
     [ -n "$3" ] || { echo "no input saved"; return; }
-    LOSSFUZZ_FINDINGS="" quiet timeout 60 "$root/${good_dir[$1]}/fuzzers/$t" "$3" >"$3.correct.log" 2>&1 &&
+    LOSSFUZZ_FINDINGS="" quietly "$3.correct.log" timeout 60 "$root/${good_dir[$1]}/fuzzers/$t" "$3" &&
         echo "the correct build passes on it" ||
         echo "the correct build fails on it too ($(first_finding "$3.correct.log")): a bug outside the mutant, input $3"
 }

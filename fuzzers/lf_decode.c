@@ -31,9 +31,10 @@ static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
     int64_t d[3] = {1 + prm[P_D1] % 4, 1 + prm[P_D2] % 4, 1 + prm[P_D3] % 4};
     int64_t spatial = 1;
     for (int k = 0; k < rank - 2; k++) spatial *= d[k];
-    const int64_t limit = LF_FUZZ_MAX_NUMEL / 2;
-    if (n * c * spatial > limit) d[0] = d[1] = d[2] = 1;
-    if ((n ? n : 1) * c > limit) c = limit / (n ? n : 1); /* a 1-D or empty input still has c classes */
+    /* An empty batch counts as one row: a target with one more row must fit too. */
+    const int64_t limit = LF_FUZZ_MAX_NUMEL / 2, rows = n ? n : 1;
+    if (rows * c * spatial > limit) d[0] = d[1] = d[2] = 1;
+    if (rows * c > limit) c = limit / rows;
     if (rank == 0) return 0;
     if (rank == 1) { shape[0] = c; return 1; }
     shape[0] = n;
