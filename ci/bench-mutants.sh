@@ -7,8 +7,8 @@
 # (default 60), with a different engine seed per run (libFuzzer -seed=R,
 # AFL++ -s R). libFuzzer: ASan + UBSan build, flags as ci/fuzz.sh. AFL++:
 # plain build + the lossfuzz custom mutator. A run counts as "found" only when
-# its first finding is the planted one (DEDUP_TOKEN, or the ASan report for
-# asan/... rows). Builds are done first and not timed.
+# its first finding is the planted one (its DEDUP_TOKEN; an ASan or UBSan
+# report for sanitizer/... rows). Builds are done first and not timed.
 #   --runs N            runs per mutant and engine (default 3)
 #   --cap SECONDS       stop a run after this long (default 60)
 #   --engines LIST      libfuzzer, afl or both (default "libfuzzer afl")
@@ -20,7 +20,7 @@
 # Run nothing else meanwhile: the figures assume the CPU is otherwise idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
 die() { echo "bench-mutants: $*" >&2; exit 2; }
 build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its error
     local d
@@ -60,8 +60,12 @@ if [ ${#mutants[@]} -eq 0 ]; then mutants=("${all[@]}"); fi
 for m in "${mutants[@]}"; do [ -n "${expected[$m]:-}" ] || die "unknown mutant $m (see fuzzers/mutants/mutants.txt)"; done
 
 target_of() { case $1 in prob_mean_by_batch) echo fuzz_prob ;; *) echo fuzz_class ;; esac; }
-needle_of() { # what the log must contain for the planted finding
-    case ${expected[$1]} in asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;; *) echo "DEDUP_TOKEN: ${expected[$1]}" ;; esac
+needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log
+    case ${expected[$1]} in
+    asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;;
+    sanitizer/*) echo "AddressSanitizer: |runtime error: " ;; # a stray access: ASan or UBSan reports it
+    *) echo "DEDUP_TOKEN: ${expected[$1]}\$" ;;
+    esac
 }
 first_finding() { # LOG: the first finding in a log, in a few words ("none" if there is none)
     local l
@@ -82,7 +86,7 @@ now() { date +%s.%N; }
 
 if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
     tmp=$(mktemp -d /tmp/bench-mutants.XXXXXX); trap 'rm -rf "$tmp"' EXIT; fi
-saved=${TMPDIR:-/tmp}/bench-mutants-findings # inputs of findings that are not the planted one
+saved=${TMPDIR:-/tmp}/bench-mutants-findings-$(date +%Y%m%d-%H%M%S) # inputs of findings other than the planted one
 results=$tmp/results.tsv # mutant engine run found seconds execs_per_s first_finding
 : >"$results"
 notes=()
@@ -133,13 +137,13 @@ run_libfuzzer() { # MUTANT RUN WORKDIR
     execs=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
     eps=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / (s > 0 ? s : 1) }')
     found=0
-    ! grep -qF "$(needle_of "$m")" "$w/log" || found=1
+    ! grep -qE "$(needle_of "$m")" "$w/log" || found=1
     first=$(first_finding "$w/log")
     crash=$(ls "$w"/crash-* "$w"/timeout-* "$w"/oom-* "$w"/leak-* 2>/dev/null | head -1 || true)
 }
 
 run_afl() { # MUTANT RUN WORKDIR
-    local m=$1 r=$2 w=$3 t bin start
+    local m=$1 r=$2 w=$3 t bin start f
     t=$(target_of "$m")
     bin=$root/${afl_dir[$m]}/fuzzers/$t
     mkdir -p "$w"
@@ -157,15 +161,15 @@ run_afl() { # MUTANT RUN WORKDIR
         secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
         return
     fi
-    crash=$(ls "$w/afl/default/crashes/" 2>/dev/null | grep '^id:' | sort | head -1 || true)
+    crash=""
+    for f in "$w"/afl/default/crashes/id:*; do [ -e "$f" ] && crash=$f && break; done # the glob sorts: id:000000 first
     if [ -n "$crash" ]; then
         # The time the first crash file was written; its class from a replay.
-        crash=$w/afl/default/crashes/$crash
         secs=$(awk -v a="$start" -v b="$(stat -c %.3Y "$crash")" 'BEGIN { printf "%.2f", b - a }')
         quietly "$w/replay.log" timeout 60 "$bin" "$crash" || true
         first=$(first_finding "$w/replay.log")
         [ "$first" != none ] || first="crash without a token"
-        ! grep -qF "$(needle_of "$m")" "$w/replay.log" || found=1
+        ! grep -qE "$(needle_of "$m")" "$w/replay.log" || found=1
     else
         secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
     fi
@@ -174,7 +178,7 @@ run_afl() { # MUTANT RUN WORKDIR
 
 # A finding other than the planted one: does the correct build fail on it too?
 on_correct_build() { # ENGINE MUTANT CRASH
-    local t out
+    local t
     t=$(target_of "$2")
     [ -n "$3" ] || { echo "no input saved"; return; }
     LOSSFUZZ_FINDINGS="" quietly "$3.correct.log" timeout 60 "$root/${good_dir[$1]}/fuzzers/$t" "$3" &&

@@ -7,14 +7,15 @@
 # run fuzzes for N seconds (default 30) from a copy of corpus/TARGET with
 # fuzzers/TARGET.dict, engine seed 1, default size limits (libFuzzer's
 # -max_len then follows the largest seed). Builds are done first and not timed.
-# A run that stops early on a finding is reported with the rate it had.
+# libFuzzer stops at a finding: it is started again until the time is used up
+# (the rate then includes the restarts; such cells are marked with *).
 #   --seconds N     length of each run (default 30)
 #   --targets LIST  fuzz targets to measure (default "fuzz_class fuzz_prob fuzz_json")
 #   --keep DIR      keep each run's work directory and log under DIR
 # Ends with a table: target | libFuzzer | libFuzzer+ASan+UBSan | AFL++ (execs/s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
 die() { echo "bench-throughput: $*" >&2; exit 2; }
 build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its error
     local d
@@ -55,25 +56,35 @@ declare -A rate note
 dict_of() { if [ -f "$root/fuzzers/$1.dict" ]; then echo "$root/fuzzers/$1.dict"; fi; }
 
 run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
-    local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start end execs secs dict
+    # libFuzzer stops at a finding: like ci/fuzz.sh --keep-going, start it again
+    # from the grown corpus until the time is used up, and count every execution.
+    local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs dict first="" input saved
     mkdir -p "$w/findings"
     cp -r "corpus/$t" "$w/corpus"
     dict=$(dict_of "$t")
     start=$(now)
-    (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((seconds + 60)) "$bin" \
-        -seed=1 -max_total_time="$seconds" ${dict:+-dict="$dict"} -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$w/" corpus) >"$w/log" 2>&1 || true
-    end=$(now)
-    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-    execs=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
-    rate[$key]=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
-    note[$key]="$execs execs in $secs s, $(grep -o 'will not generate inputs larger than [0-9]* bytes' "$w/log" | head -1 | sed 's/.* than /max_len /')"
-    if grep -qE 'DEDUP_TOKEN|ERROR: (AddressSanitizer|libFuzzer)|runtime error' "$w/log"; then
-        local input saved=${TMPDIR:-/tmp}/bench-throughput-findings
+    while left=$(awk -v a="$start" -v b="$(now)" -v s="$seconds" 'BEGIN { printf "%d", s - (b - a) }') && [ "$left" -gt 0 ]; do
+        (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((left + 60)) "$bin" \
+            -seed=$((1 + stops)) -max_total_time="$left" ${dict:+-dict="$dict"} -timeout=10 -print_final_stats=1 \
+            -artifact_prefix="$w/" corpus) >"$w/log" 2>&1 || true
+        n=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
+        execs=$((execs + n))
+        [ -n "$first" ] || first=$(grep -o 'will not generate inputs larger than [0-9]* bytes' "$w/log" | head -1 | sed 's/.* than /max_len /' || true)
         input=$(ls "$w"/crash-* "$w"/timeout-* "$w"/oom-* 2>/dev/null | head -1 || true)
-        [ -z "$input" ] || { mkdir -p "$saved"; cp "$input" "$saved/$key-$(basename "$input")"; input=$saved/$key-$(basename "$input"); }
-        note[$key]+="; STOPPED on a finding: $(grep -m1 -oE 'DEDUP_TOKEN: [^ ]+|ERROR: [A-Za-z]+: [a-z-]+|runtime error: .*' "$w/log"), input ${input:-not saved}"
-    fi
+        [ -n "$input" ] || break # the time is up
+        stops=$((stops + 1))
+        if [ $stops = 1 ]; then # keep the first finding for a look
+            saved=${TMPDIR:-/tmp}/bench-throughput-findings
+            mkdir -p "$saved"
+            cp "$input" "$saved/$key-$(basename "$input")"
+            first+="; first finding after $(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s: $(grep -m1 -oE 'DEDUP_TOKEN: [^ ]+|lf_decode: .*|ERROR: AddressSanitizer: [a-z-]+|runtime error: .*|ERROR: libFuzzer: [a-z -]+' "$w/log" || echo '?'), input $saved/$key-$(basename "$input")"
+        fi
+        rm -f "$w"/crash-* "$w"/timeout-* "$w"/oom-*
+    done
+    secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+    rate[$key]=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
+    [ $stops = 0 ] || rate[$key]+=" (*)"
+    note[$key]="$execs execs in $secs s, ${first:-max_len ?}$([ $stops = 0 ] || echo "; stopped on a finding $stops times, restarted each time")"
 }
 
 run_afl() { # TARGET BUILD_DIR KEY
@@ -95,6 +106,7 @@ run_afl() { # TARGET BUILD_DIR KEY
     fi
     stat_of() { awk -F: -v k="$1" '$1 ~ "^" k " *$" { gsub(/ /, "", $2); print $2 }' "$stats"; }
     rate[$key]=$(printf '%.0f' "$(stat_of execs_per_sec)")
+    [ "$(stat_of saved_crashes)" = 0 ] || rate[$key]+=" ($(stat_of saved_crashes) crashes)"
     note[$key]="$(stat_of execs_done) execs in $(stat_of run_time) s, crashes $(stat_of saved_crashes), hangs $(stat_of saved_hangs)${mut:+, custom mutator}"
 }
 
@@ -105,7 +117,7 @@ for t in $targets; do
         asan) echo "== $t: libFuzzer + ASan + UBSan, $seconds s"; run_libfuzzer "$t" "$asan" "$t-asan" ;;
         afl) echo "== $t: AFL++ persistent, $seconds s"; run_afl "$t" "$afl" "$t-afl" ;;
         esac
-        echo "   ${rate[$t-$cfg]} execs/s (${note[$t-$cfg]})"
+        echo "   execs/s: ${rate[$t-$cfg]} (${note[$t-$cfg]})"
         [ -n "$keep" ] || rm -rf "${tmp:?}/$t-$cfg"
     done
 done
@@ -117,6 +129,7 @@ printf '%s\n' "-----------------+------------+-----------------------+----------
 for t in $targets; do
     printf '%-16s | %-10s | %-21s | %s\n' "$t" "${rate[$t-plain]}" "${rate[$t-asan]}" "${rate[$t-afl]}"
 done
+[[ "${rate[*]}" != *"(*)"* ]] || echo "(*) libFuzzer stopped on findings and was restarted (see Details): the rate includes the restarts."
 echo
 echo "Details:"
 for t in $targets; do for cfg in plain asan afl; do

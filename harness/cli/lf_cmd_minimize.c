@@ -83,9 +83,11 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
         return LF_EXIT_UNUSABLE;
     }
     int64_t before = c.input.numel + c.target.numel;
-    clock_t t0 = clock();
+    struct timespec t0, t1; /* wall time: the signatures run in child processes */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     lf_minimize(&c, be, &st);
-    double ms = 1000.0 * (double)(clock() - t0) / CLOCKS_PER_SEC;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     lf_make_regression(&c, st.signature);
     char *json = lf_case_to_json(&c);
     lf_finding_file_stem(stem, sizeof stem, st.signature, lf_hash_bytes(json, strlen(json)));

@@ -102,8 +102,9 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     bool scalar;
     int64_t n_out = lf_plan_out_numel(p, &scalar);
     int64_t rows = p->path == LF_PATH_BCE ? p->N : p->one_d ? 1 : p->N * p->S;
-    double *lp = malloc(sizeof(double) * (size_t)(p->C + 1));
-    if (!lf_result_alloc_values(r, n_out, true) || !lp) {
+    /* One row of log-probabilities; an empty batch may name any C, and needs none. */
+    double *lp = rows > 0 && p->path != LF_PATH_BCE ? malloc(sizeof(double) * (size_t)(p->C + 1)) : NULL;
+    if (!lf_result_alloc_values(r, n_out, true) || (rows > 0 && p->path != LF_PATH_BCE && !lp)) {
         free(lp);
         lf_result_error(r, "internal", "MemoryError", "out of memory");
         return;
