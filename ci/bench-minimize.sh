@@ -23,13 +23,9 @@
 #   --keep DIR         keep the inputs, outputs and logs under DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
-die() { echo "bench-minimize: $*" >&2; exit 2; }
-build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its error
-    local d
-    d=$(ci/build-fuzz.sh "$@" | tail -1) && [ -d "$d" ] || { echo "bench-minimize: ci/build-fuzz.sh $* failed (see above)" >&2; return 1; }
-    echo "$d"
-}
+bench=bench-minimize
+# shellcheck source=ci/bench-lib.sh
+. ci/bench-lib.sh
 
 find_s=60 lf_runs=50000 drop=1 keep="" mutants=()
 while [ $# -gt 0 ]; do

@@ -20,13 +20,9 @@
 # Run nothing else meanwhile: the figures assume the CPU is otherwise idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
-die() { echo "bench-mutants: $*" >&2; exit 2; }
-build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its error
-    local d
-    d=$(ci/build-fuzz.sh "$@" | tail -1) && [ -d "$d" ] || { echo "bench-mutants: ci/build-fuzz.sh $* failed (see above)" >&2; return 1; }
-    echo "$d"
-}
+bench=bench-mutants
+# shellcheck source=ci/bench-lib.sh
+. ci/bench-lib.sh
 
 runs=3 cap=60 engines="libfuzzer afl" drop=0 keep="" mutants=()
 while [ $# -gt 0 ]; do

@@ -15,13 +15,9 @@
 # Ends with a table: target | libFuzzer | libFuzzer+ASan+UBSan | AFL++ (execs/s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
-die() { echo "bench-throughput: $*" >&2; exit 2; }
-build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its error
-    local d
-    d=$(ci/build-fuzz.sh "$@" | tail -1) && [ -d "$d" ] || { echo "bench-throughput: ci/build-fuzz.sh $* failed (see above)" >&2; return 1; }
-    echo "$d"
-}
+bench=bench-throughput
+# shellcheck source=ci/bench-lib.sh
+. ci/bench-lib.sh
 
 seconds=30 targets="fuzz_class fuzz_prob fuzz_json" keep=""
 while [ $# -gt 0 ]; do
