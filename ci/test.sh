@@ -8,15 +8,18 @@
 set -eu
 cd "$(dirname "$0")/.."
 ci/setup.sh
+total=0
 for variant in "" --sanitize; do
     ci/build.sh $variant
     dir=build
     [ -z "$variant" ] || dir=build-asan
     echo "== ctest ($dir) =="
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
+    total=$((total + $(ctest --test-dir "$dir" -N | sed -n 's/^Total Tests: //p')))
 done
 echo "== planted bugs =="
 ci/mutants.sh
+total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))
 echo "== fuzz smoke runs =="
 for target in fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
     ci/fuzz.sh "$target" 10 --out "$(mktemp -d)"
@@ -24,3 +27,6 @@ done
 for target in fuzz_class fuzz_prob fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
+total=$((total + 9))
+# Every step above stops the script on a failure: reaching here means all passed.
+echo "ci: $total passed, 0 failed"
