@@ -3,7 +3,6 @@
  * -minimize_crash keeps the same bug and different bugs are never merged. The
  * input and its readable JSON case are saved first, atomically (write, fsync,
  * rename), so nothing is lost if the engine dies. */
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "lf_case_json.h"
+#include "lf_file.h"
 #include "lf_fuzz.h"
 #include "lf_hash.h"
 #include "lf_oracle.h"
@@ -29,20 +29,6 @@ static const lf_backend *backend(void)
     return be;
 }
 
-static bool write_atomically(const char *dir, const char *name, const void *bytes, size_t len)
-{
-    char tmp[4096], path[4096];
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%s", dir, (long)getpid(), name);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return false;
-    bool ok = write(fd, bytes, len) == (ssize_t)len && fsync(fd) == 0;
-    ok &= close(fd) == 0;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) unlink(tmp);
-    return ok;
-}
-
 /* Saves <class>-<hash>.bin (the input) and .json (the case) under $LOSSFUZZ_FINDINGS. */
 static void save(const char *cls, const char *json, const uint8_t *data, size_t size)
 {
@@ -51,9 +37,9 @@ static void save(const char *cls, const char *json, const uint8_t *data, size_t 
     char stem[160], name[200];
     lf_finding_file_stem(stem, sizeof stem, cls, lf_hash_bytes(data, size));
     snprintf(name, sizeof name, "%s.bin", stem);
-    bool ok = write_atomically(dir, name, data, size);
+    bool ok = lf_write_atomically(dir, name, data, size);
     snprintf(name, sizeof name, "%s.json", stem);
-    ok &= json && write_atomically(dir, name, json, strlen(json));
+    ok &= json && lf_write_atomically(dir, name, json, strlen(json));
     fprintf(stderr, ok ? "lossfuzz: saved %s/%s.{bin,json}\n" : "lossfuzz: could not save %s/%s\n", dir, stem);
 }
 

@@ -12,7 +12,6 @@
 #include "lf_case_json.h"
 #include "lf_cli.h"
 #include "lf_fuzz.h"
-#include "lf_hash.h"
 #include "lf_minimize.h"
 
 static const char usage[] =
@@ -60,23 +59,10 @@ static bool load_any(const char *path, lf_target target, lf_case *c, char *err, 
     return ok;
 }
 
-static bool write_atomically(const char *path, const char *text)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return false;
-    bool ok = fputs(text, f) >= 0;
-    ok &= fclose(f) == 0;
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) unlink(tmp);
-    return ok;
-}
-
 static int minimize_one(const char *path, lf_target target, const lf_backend *be, const char *out_dir)
 {
     lf_case c;
-    char err[512], stem[200], out[4096];
+    char err[512], out[4096];
     lf_minimize_stats st;
     if (!load_any(path, target, &c, err, sizeof err)) {
         fprintf(stderr, "lossfuzz minimize: %s: %s\n", path, err);
@@ -88,18 +74,12 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
     lf_minimize(&c, be, &st);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-    lf_make_regression(&c, st.signature);
-    char *json = lf_case_to_json(&c);
-    lf_finding_file_stem(stem, sizeof stem, st.signature, lf_hash_bytes(json, strlen(json)));
-    snprintf(out, sizeof out, "%s/%s.json", out_dir, stem);
-    struct stat s;
-    bool existed = stat(out, &s) == 0;
-    bool ok = json && write_atomically(out, json);
+    bool existed;
+    bool ok = lf_save_regression(&c, st.signature, out_dir, out, sizeof out, &existed);
     printf("%s: %s: %lld -> %lld elements, %d steps, %d tries, %.0f ms -> %s%s\n", path, st.signature,
            (long long)before, (long long)(c.input.numel + c.target.numel), st.steps, st.tries, ms, out,
            existed ? " (unchanged)" : "");
     if (!ok) fprintf(stderr, "lossfuzz minimize: cannot write %s\n", out);
-    free(json);
     lf_case_free(&c);
     return ok ? LF_EXIT_PASS : LF_EXIT_UNUSABLE;
 }

@@ -18,7 +18,6 @@
 #include "lf_dump.h"
 #include "lf_fuzz.h"
 #include "lf_guard.h"
-#include "lf_hash.h"
 #include "lf_minimize.h"
 #include "lf_oracle.h"
 #include "lf_report.h"
@@ -160,16 +159,10 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_oracle_check(&crop, be, &v);      /* the crop: reproduced on the backend */
     if (save) {
         lf_minimize_stats ms;
-        char stem[200];
+        bool existed;
         lf_minimize(&crop, be, &ms);
-        lf_make_regression(&crop, ms.signature);
-        char *text = lf_case_to_json(&crop);
-        lf_finding_file_stem(stem, sizeof stem, ms.signature, lf_hash_bytes(text, strlen(text)));
-        snprintf(saved, sizeof saved, "%s/%s.json", out_dir, stem);
-        FILE *f = fopen(saved, "w");
-        if (!f || fputs(text, f) < 0) snprintf(saved, sizeof saved, "(could not write %s/%s.json)", out_dir, stem);
-        if (f) fclose(f);
-        free(text);
+        if (!lf_save_regression(&crop, ms.signature, out_dir, saved, sizeof saved, &existed))
+            snprintf(saved, sizeof saved, "(could not write into %s)", out_dir);
     }
     double t2 = now_ms();
     if (json) {

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lf_case_json.h"
+#include "lf_file.h"
+#include "lf_hash.h"
 #include "lf_oracle.h"
 #include "lf_spec.h"
 #include "lf_tensor_ops.h"
@@ -289,4 +292,19 @@ void lf_make_regression(lf_case *c, const char *signature)
     lf_tensor *ts[4] = {&c->input, &c->target, &c->weight, &c->pos_weight};
     for (int k = 0; k < 4; k++)
         if (ts[k]->numel <= 256) ts[k]->generated = false; /* small: show the numbers */
+}
+
+bool lf_save_regression(lf_case *c, const char *signature, const char *dir, char *path, size_t len, bool *existed)
+{
+    char stem[200], name[220];
+    lf_make_regression(c, signature);
+    char *json = lf_case_to_json(c);
+    if (!json) return false;
+    lf_finding_file_stem(stem, sizeof stem, signature, lf_hash_bytes(json, strlen(json)));
+    snprintf(name, sizeof name, "%s.json", stem);
+    snprintf(path, len, "%s/%s", dir, name);
+    *existed = access(path, F_OK) == 0;
+    bool ok = lf_write_atomically(dir, name, json, strlen(json));
+    free(json);
+    return ok;
 }

@@ -29,4 +29,9 @@ bool lf_crop(lf_case *c, int64_t focus);
  * and makes small tensors explicit lists, so the case reads as a regression. */
 void lf_make_regression(lf_case *c, const char *signature);
 
+/* lf_make_regression, then writes the case atomically as
+ * DIR/<signature>-<content hash>.json; `path` gets that path, `existed` whether
+ * it was there already (minimizing a minimized case changes nothing). */
+bool lf_save_regression(lf_case *c, const char *signature, const char *dir, char *path, size_t len, bool *existed);
+
 #endif
