@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $find_s =~ ^[1-9][0-9]*$ ]] || die "--find must be a positive integer (seconds)"
 [[ $lf_runs =~ ^[1-9][0-9]*$ ]] || die "--lf-runs must be a positive integer"
-command -v afl-tmin >/dev/null || die "afl-tmin not found (ci/setup.sh --fuzz)"
+command -v afl-tmin >/dev/null || die "afl-tmin not found (ci/setup.sh installs it)"
 [ ${#mutants[@]} -gt 0 ] || mutants=(off_by_one range_before_ignore all_ignored_zero neg_inf_prefix_nan read_before_ignore prob_mean_by_batch)
 declare -A expected
 while read -r name exp _; do case $name in ''|'#'*) ;; *) expected[$name]=$exp ;; esac; done <fuzzers/mutants/mutants.txt

@@ -42,7 +42,7 @@ done
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap must be a positive integer (seconds)"
 for e in $engines; do case $e in libfuzzer|afl) ;; *) die "unknown engine $e (libfuzzer, afl)" ;; esac; done
 [ -n "${engines// /}" ] || die "--engines is empty"
-! [[ " $engines " == *" afl "* ]] || command -v afl-fuzz >/dev/null || die "afl-fuzz not found (ci/setup.sh --fuzz)"
+! [[ " $engines " == *" afl "* ]] || command -v afl-fuzz >/dev/null || die "afl-fuzz not found (ci/setup.sh installs it)"
 
 # The planted bugs and the finding each must give.
 declare -A expected

@@ -33,7 +33,7 @@ done
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive integer"
 [ -n "${targets// /}" ] || die "--targets is empty"
 for t in $targets; do [ -d "corpus/$t" ] && [ -n "$(ls -A "corpus/$t")" ] || die "no seeds in corpus/$t (unknown target $t?)"; done
-command -v afl-fuzz >/dev/null || die "afl-fuzz not found (ci/setup.sh --fuzz)"
+command -v afl-fuzz >/dev/null || die "afl-fuzz not found (ci/setup.sh installs it)"
 root=$PWD
 if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
     tmp=$(mktemp -d /tmp/bench-throughput.XXXXXX); trap 'rm -rf "$tmp"' EXIT; fi

@@ -25,7 +25,7 @@ afl) cc=afl-clang-fast cmake_engine=afl ;;
 replay) cc=gcc cmake_engine=none ;;
 *) echo "build-fuzz: engine must be libfuzzer, afl or replay" >&2; exit 2 ;;
 esac
-command -v "$cc" >/dev/null || { echo "build-fuzz: $cc not found (ci/setup.sh --fuzz installs it)" >&2; exit 2; }
+command -v "$cc" >/dev/null || { echo "build-fuzz: $cc not found (ci/setup.sh installs it)" >&2; exit 2; }
 mkdir -p build-fuzz
 dir=build-fuzz/$engine
 [ $sanitize = OFF ] || dir=$dir-asan

@@ -6,14 +6,16 @@
 # minimizes every finding into a JSON regression and ends with a summary line:
 #   fuzz_class: libfuzzer/sim 60 s, execs/s: 5123, findings: 0
 # Findings (raw input + JSON case, written atomically) go to
-# fuzz-out/TARGET/findings; minimized repros to regressions/ (to fuzz-out/TARGET/repros
-# for a --mutant build, whose findings are planted). Sanitizers (ASan + UBSan)
+# fuzz-out/TARGET/findings (fuzz-out/TARGET-MUTANT/ for a --mutant build) and
+# are never deleted; minimized repros go to regressions/ (to .../repros for a
+# --mutant build, whose findings are planted). Every path the summary names
+# exists when it is printed. Sanitizers (ASan + UBSan)
 # are on unless --fast. libFuzzer stops at its first finding unless --keep-going
 # (then it restarts with the time left). Exit: 0 no finding, 1 findings, 2 usage
 # or build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 target=$1 seconds=$2
 shift 2
@@ -44,7 +46,7 @@ build_args=()
 echo "== building $engine ${build_args[*]:-}"
 dir=$(ci/build-fuzz.sh "$engine" "${build_args[@]}" | tail -1) || exit 2
 bin=$dir/fuzzers/$target
-work=fuzz-out/$target
+work=fuzz-out/$target${mutant:+-$mutant} # a planted bug's findings never mix with real ones
 mkdir -p "$work/corpus" "$work/findings"
 [ -n "$out" ] || { [ -n "$mutant" ] && out=$work/repros || out=regressions; }
 mkdir -p "$out"
@@ -55,6 +57,11 @@ seeds=corpus/$target
 stats=$work/stats.txt
 : >"$stats"
 start=$(date +%s)
+# Findings of earlier campaigns stay where they are; this one's are those newer than this mark.
+mark=$work/.campaign-start
+touch "$mark"
+sleep 1 # file times have one-second granularity on some filesystems
+new_findings() { find "$work/findings" -maxdepth 1 -type f -newer "$mark" -name "$1" | sort; }
 
 if [ "$engine" = libfuzzer ]; then
     # libFuzzer stops at the first crash: start it again with the time left,
@@ -70,7 +77,7 @@ if [ "$engine" = libfuzzer ]; then
         set -e
         grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
         : >"$work/libfuzzer.log"
-        [ "$keep_going" = 1 ] || [ -z "$(ls -A "$work/findings")" ] || break # a finding or a crash file
+        [ "$keep_going" = 1 ] || [ -z "$(new_findings '*')" ] || break # a finding or a crash file
     done
     execs=$(awk '{s += $2} END {print s + 0}' "$stats")
 else
@@ -85,6 +92,11 @@ else
         afl-fuzz -i "$seeds" -o "$work/afl" -V "$seconds" -x "$dict" -t 10000 -- "$bin" 2>&1 |
         grep --line-buffered -E 'execs|crash|saved|DEDUP|PROGRAM ABORT|Fuzzing test case' || true
     execs=$(awk -F: '/^execs_done/ {gsub(/ /, "", $2); print $2}' "$work/afl/default/fuzzer_stats" 2>/dev/null || echo 0)
+    # afl/ is started afresh by the next campaign: keep its crash inputs with the findings.
+    for crash in "$work"/afl/default/crashes/id:*; do
+        [ -e "$crash" ] || continue
+        cp "$crash" "$work/findings/afl-crash-$(sha1sum "$crash" | cut -c1-16)"
+    done
 fi
 elapsed=$(($(date +%s) - start))
 if [ "${execs:-0}" -eq 0 ]; then # an engine that never ran must not look like a clean campaign
@@ -96,25 +108,33 @@ fi
 # this build's lossfuzz, so a planted bug still reproduces). The oracle saved
 # a JSON case for each of its findings; a crash the oracle never saw (an ASan
 # report from inside a kernel) is only in the engine's crash files, so those
-# are minimized too and kept when their signature is a crash.
+# are minimized too, into a scratch directory, and kept when their signature is
+# a crash of a class not reported yet. A crash file lossfuzz cannot minimize (a
+# loader target's) is reported as it is: nothing found is dropped.
 repros=()
 classes=()
-minimize() { # FILE: prints the signature and the repro's path
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+minimize() { # FILE DIR: prints the signature and the repro's path
     local line
-    line=$("$dir/lossfuzz" minimize --target "$target" --out "$out" "$1" 2>&1 | tail -1) || true
+    line=$("$dir/lossfuzz" minimize --target "$target" --out "$2" "$1" 2>&1 | tail -1) || true
     echo "   $line" >&2
     sed -n 's/^[^:]*: \([^:]*\): .* -> \([^ ]*\).*$/\1 \2/p' <<<"$line"
 }
-for cls in $(ls "$work/findings" | sed -n 's/-[0-9a-f]\{16\}\.json$//p' | sort -u); do
-    read -r sig repro < <(minimize "$(ls -S "$work/findings/$cls"-*.json | tail -1)") || continue
+for cls in $(new_findings '*.json' | xargs -r -n1 basename | sed -n 's/-[0-9a-f]\{16\}\.json$//p' | sort -u); do
+    read -r sig repro < <(minimize "$(new_findings "$cls-*.json" | xargs ls -S | tail -1)" "$out") || continue
     repros+=("$repro")
     classes+=("$sig")
 done
-for crash in "$work"/findings/crash-* "$work"/afl/default/crashes/id:*; do
-    [ -e "$crash" ] || continue
-    read -r sig repro < <(minimize "$crash") || continue
-    case $sig in crash/*) ;; *) rm -f "$repro"; continue ;; esac # reported above already
-    [[ " ${classes[*]} " == *" $sig "* ]] && { rm -f "$repro"; continue; }
+for crash in $(new_findings 'crash-*') $(new_findings 'afl-crash-*'); do
+    if ! read -r sig repro < <(minimize "$crash" "$scratch"); then
+        repros+=("$crash") # not minimizable: the raw input is the repro
+        classes+=("crash/unminimized")
+        continue
+    fi
+    case $sig in crash/*) ;; *) continue ;; esac # its class was reported from the oracle's JSON already
+    [[ " ${classes[*]} " == *" $sig "* ]] && continue
+    mv -f "$repro" "$out/" && repro=$out/$(basename "$repro")
     repros+=("$repro")
     classes+=("$sig")
 done

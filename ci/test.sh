@@ -4,7 +4,8 @@
 # unit tests, every regressions/*.json, the command line on bad input, corpus
 # replay, and the conformance run against PyTorch (tests labelled gpu skip
 # without a GPU). Then every planted bug must be caught (ci/mutants.sh), and
-# each fuzz target gets a short libFuzzer and AFL++ smoke campaign.
+# each fuzz target gets a short libFuzzer and AFL++ smoke campaign, and
+# campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh).
 set -eu
 cd "$(dirname "$0")/.."
 ci/setup.sh
@@ -28,5 +29,8 @@ for target in fuzz_class fuzz_prob fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
 total=$((total + 9))
+echo "== campaigns keep what they report =="
+ci/campaign-test.sh
+total=$((total + 4))
 # Every step above stops the script on a failure: reaching here means all passed.
 echo "ci: $total passed, 0 failed"
