@@ -15,6 +15,8 @@
 /* The per-tensor element limit in force (LF_MAX_NUMEL unless lowered, as the
  * fuzz targets do to keep every execution fast). */
 extern int64_t lf_numel_limit;
+/* The size-limit error, with what a case at the limit costs to check. */
+void lf_format_size_limit(char *err, size_t errlen);
 #define LF_MAX_SPECIALS 8
 
 typedef enum { LF_LOSS_CROSS_ENTROPY, LF_LOSS_NLL, LF_LOSS_BCE_WITH_LOGITS, LF_LOSS_COUNT } lf_loss;

@@ -240,27 +240,3 @@ bool lf_case_parse_json(const char *text, size_t len, lf_case *c, char *err, siz
     if (!ok) lf_case_free(c);
     return ok;
 }
-
-bool lf_case_load_json_file(const char *path, lf_case *c, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "cannot open: %s", strerror(errno)); return false; }
-    char *text = NULL;
-    size_t len = 0, cap = 0, n;
-    char chunk[65536];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + n > ((size_t)1 << 31)) { fclose(f); free(text); snprintf(err, errlen, "file larger than 2 GiB"); return false; }
-        if (len + n > cap) {
-            cap = (len + n) * 2;
-            char *grown = realloc(text, cap);
-            if (!grown) { fclose(f); free(text); snprintf(err, errlen, "out of memory"); return false; }
-            text = grown;
-        }
-        memcpy(text + len, chunk, n);
-        len += n;
-    }
-    fclose(f);
-    bool ok = lf_case_parse_json(text ? text : "", len, c, err, errlen);
-    free(text);
-    return ok;
-}

@@ -20,7 +20,6 @@
 
 /* Parse a case. On failure returns false and err names the key and the problem. */
 bool lf_case_parse_json(const char *text, size_t len, lf_case *c, char *err, size_t errlen);
-bool lf_case_load_json_file(const char *path, lf_case *c, char *err, size_t errlen);
 
 /* The case as JSON text (malloc'd, ends with a newline), or NULL when out of memory. */
 char *lf_case_to_json(const lf_case *c);

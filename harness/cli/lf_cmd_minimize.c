@@ -1,107 +1,99 @@
 /* lf_cmd_minimize.c - `lossfuzz minimize`: a crash file from either fuzzing
- * engine, or a JSON case, shrunk into a readable JSON regression named by its
- * signature and content hash. Running it on its own output changes nothing. */
-#include <errno.h>
+ * engine, a JSON case, or a user's dump, shrunk into a readable JSON
+ * regression named by its signature and content hash. Running it on its own
+ * output changes nothing. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "lf_case_json.h"
 #include "lf_cli.h"
-#include "lf_fuzz.h"
+#include "lf_guard.h"
+#include "lf_load.h"
 #include "lf_minimize.h"
+#include "lf_spec.h"
 
 static const char usage[] =
-    "usage: lossfuzz minimize [--target NAME] [--backend sim|cuda] [--out DIR] FILE...\n"
+    "usage: lossfuzz minimize [--target T] [--backend sim|cuda] [--out DIR] FILE...\n"
     "\n"
     "Shrinks each case structurally (fewer dims, smaller batch, fewer classes,\n"
     "simpler dtypes, default options, simpler values) while it keeps its signature:\n"
-    "its finding class, or else its PyTorch outcome and error class. Writes a JSON\n"
-    "regression with `expect` into DIR (default: regressions/), named\n"
+    "its finding class, or else its PyTorch outcome, error class and hint. Writes a\n"
+    "JSON regression with `expect` into DIR (default: regressions/), named\n"
     "<signature>-<content hash>.json.\n"
     "\n"
-    "  FILE           a JSON case, or a crash file from a fuzz target\n"
-    "  --target NAME  the fuzz target a crash file came from: fuzz_class (default,\n"
-    "                 or guessed from the path), fuzz_prob\n"
+    "  FILE           a JSON case; a dump (.npz, .safetensors, a directory of .npy),\n"
+    "                 cropped first to the part that keeps its diagnosis, and never\n"
+    "                 saved when PyTorch accepts it and nothing is wrong; or a fuzz\n"
+    "                 target's crash file (taken from an engine's crash location,\n"
+    "                 crash-* or crashes/id:*, or with --target)\n"
+    "  --target T     read files without a case's name as crash files of fuzz target\n"
+    "                 T: fuzz_class, fuzz_prob, fuzz_json (guessed from the path in a\n"
+    "                 crash location)\n"
     "  --out DIR      where the regression goes (default regressions/)\n"
     "\n"
-    "exit status: 0 written, 2 unusable input\n";
+    "exit status: 0 written, 2 unusable input or nothing to save\n";
 
-static bool read_file(const char *path, uint8_t **data, size_t *size)
+/* A dump: the crop that keeps the batch's diagnosis, minimized. */
+static bool minimize_batch(lf_case *c, const lf_backend *be, lf_minimize_stats *st, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    size_t cap = 4096, n;
-    *size = 0;
-    *data = malloc(cap);
-    while (*data && (n = fread(*data + *size, 1, cap - *size, f)) > 0)
-        if ((*size += n) == cap) *data = realloc(*data, cap *= 2);
-    fclose(f);
-    return *data != NULL;
-}
-
-/* A JSON case, or a crash file decoded by its target. */
-static bool load_any(const char *path, lf_target target, lf_case *c, char *err, size_t errlen)
-{
-    uint8_t *data;
-    size_t size;
-    if (!read_file(path, &data, &size)) { snprintf(err, errlen, "cannot read: %s", strerror(errno)); return false; }
-    size_t i = 0;
-    while (i < size && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r')) i++;
-    bool ok = true;
-    if (i < size && data[i] == '{') ok = lf_case_parse_json((const char *)data, size, c, err, errlen);
-    else if (target == LF_TARGET_JSON) { snprintf(err, errlen, "not a JSON case"); ok = false; }
-    else lf_decode(target, data, size, c, NULL);
-    free(data);
-    return ok;
+    lf_result spec, guard;
+    lf_problem p;
+    lf_case out;
+    lf_spec_run(c, &spec);
+    lf_guard_validate_case(c, be, &p, &guard);
+    bool ok = lf_minimize_batch(c, be, &spec, &guard, &out, st, err, errlen);
+    lf_result_free(&spec);
+    lf_result_free(&guard);
+    if (!ok) return false;
+    lf_case_free(c);
+    *c = out;
+    return true;
 }
 
 static int minimize_one(const char *path, lf_target target, const lf_backend *be, const char *out_dir)
 {
+    lf_loaded l;
     lf_case c;
     char err[512], out[4096];
     lf_minimize_stats st;
-    if (!load_any(path, target, &c, err, sizeof err)) {
+    if (!lf_load(path, target, &l, &c, err, sizeof err)) {
         fprintf(stderr, "lossfuzz minimize: %s: %s\n", path, err);
+        lf_unload(&l, &c);
         return LF_EXIT_UNUSABLE;
     }
     int64_t before = c.input.numel + c.target.numel;
-    struct timespec t0, t1; /* wall time: the signatures run in child processes */
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    lf_minimize(&c, be, &st);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    double t0 = lf_cli_now_ms(); /* wall time: the signatures run in child processes */
+    bool ok = l.kind == LF_INPUT_DUMP ? minimize_batch(&c, be, &st, err, sizeof err) : lf_minimize(&c, be, NULL, &st);
+    if (!ok) {
+        fprintf(stderr, "lossfuzz minimize: %s: %s\n", path, l.kind == LF_INPUT_DUMP ? err : "out of memory");
+        lf_unload(&l, &c);
+        return LF_EXIT_UNUSABLE;
+    }
+    double ms = lf_cli_now_ms() - t0;
     bool existed;
-    bool ok = lf_save_regression(&c, st.signature, out_dir, out, sizeof out, &existed);
+    ok = lf_save_regression(&c, st.signature, out_dir, out, sizeof out, &existed);
     printf("%s: %s: %lld -> %lld elements, %d steps, %d tries, %.0f ms -> %s%s\n", path, st.signature,
            (long long)before, (long long)(c.input.numel + c.target.numel), st.steps, st.tries, ms, out,
            existed ? " (unchanged)" : "");
     if (!ok) fprintf(stderr, "lossfuzz minimize: cannot write %s\n", out);
-    lf_case_free(&c);
+    lf_unload(&l, &c);
     return ok ? LF_EXIT_PASS : LF_EXIT_UNUSABLE;
 }
 
 int lf_cmd_minimize(int argc, char **argv)
 {
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+                                         {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
     const char *out_dir = "regressions", *backend_name = "sim", *why;
-    bool target_given = false;
-    lf_target target = LF_TARGET_CLASS;
-    int status = LF_EXIT_PASS, files = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(usage, stdout); return LF_EXIT_PASS; }
-        if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
-        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend_name = argv[++i];
-        else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
-            if (!lf_target_parse(argv[++i], &target)) {
-                fprintf(stderr, "lossfuzz minimize: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", argv[i]);
-                return LF_EXIT_UNUSABLE;
-            }
-            target_given = true;
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "lossfuzz minimize: unknown option %s\n%s", argv[i], usage);
+    lf_target target = LF_TARGET_COUNT;
+    for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
+        if (o == 'h' || o == 'V') return LF_EXIT_PASS;
+        if (o == '?') return LF_EXIT_UNUSABLE;
+        if (o == 'o') out_dir = optarg;
+        else if (o == 'b') backend_name = optarg;
+        else if (o == 't' && !lf_target_parse(optarg, &target)) {
+            fprintf(stderr, "lossfuzz minimize: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", optarg);
             return LF_EXIT_UNUSABLE;
         }
     }
@@ -112,14 +104,11 @@ int lf_cmd_minimize(int argc, char **argv)
         fprintf(stderr, "lossfuzz minimize: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
         return LF_EXIT_UNUSABLE;
     }
-    for (int i = 0; i < argc; i++) {
-        if (argv[i][0] == '-') { i += strcmp(argv[i], "--help") != 0; continue; }
-        lf_target t = target;
-        if (!target_given && strstr(argv[i], "fuzz_prob")) t = LF_TARGET_PROB;
-        int rc = minimize_one(argv[i], t, be, out_dir);
+    if (optind == argc) { fprintf(stderr, "lossfuzz minimize: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    int status = LF_EXIT_PASS;
+    for (int i = optind; i < argc; i++) {
+        int rc = minimize_one(argv[i], target, be, out_dir);
         if (rc > status) status = rc;
-        files++;
     }
-    if (!files) { fprintf(stderr, "lossfuzz minimize: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
     return status;
 }

@@ -5,109 +5,38 @@
  * then reproduces it on the backend on a crop of the batch (one row, one
  * position, all classes) and shows the guard catching it. --save minimizes it
  * into a JSON regression. Dumps are mapped, never copied whole. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include "lf_case_json.h"
 #include "lf_cli.h"
-#include "lf_dump.h"
-#include "lf_fuzz.h"
 #include "lf_guard.h"
+#include "lf_load.h"
 #include "lf_minimize.h"
-#include "lf_oracle.h"
 #include "lf_report.h"
 #include "lf_shape.h"
 #include "lf_spec.h"
-#include "lf_tensor_ops.h"
 
 static const char usage[] =
-    "usage: lossfuzz repro [--json] [--backend sim|cuda] [--save] [--out DIR] [--target NAME] FILE|DIR...\n"
+    "usage: lossfuzz repro [--json] [--backend sim|cuda] [--save] [--out DIR] [--target T] FILE|DIR...\n"
     "\n"
     "Reproduces a reported crash and explains it. FILE is a .safetensors or .npz\n"
     "dump (arrays input/logits, target/labels/mask, weight, pos_weight; loss and\n"
     "options in safetensors __metadata__ or as 0-d npz arrays), a JSON case, or a\n"
-    "fuzzer crash file (--target fuzz_class|fuzz_prob); DIR is a directory of .npy\n"
-    "files (input.npy, target.npy, ...). Never unpickles anything.\n"
+    "fuzzer crash file (from an engine's crash location, or with --target); DIR is\n"
+    "a directory of .npy files (input.npy, target.npy, ...) or of JSON cases.\n"
+    "Never unpickles anything.\n"
     "\n"
-    "  --json     one JSON object per input, as `lossfuzz check --json` prints them\n"
-    "  --save     minimize into a JSON regression in DIR (--out, default regressions/)\n"
+    "  --json      one JSON object per input, as `lossfuzz check --json` prints them\n"
+    "  --save      minimize into a JSON regression in DIR (--out, default regressions/)\n"
+    "              that keeps the batch's outcome, error class and hint; a batch\n"
+    "              PyTorch accepts, with nothing wrong, is not saved (exit 2)\n"
+    "  --target T  read files without a case's name as crash files of fuzz target T\n"
     "\n"
-    "exit status: 0 reproduced as predicted, 1 a finding, 2 unusable input\n";
-
-typedef struct {
-    lf_mapped maps[LF_DUMP_MAX_ARRAYS];
-    int n_maps;
-    lf_dump dump;
-    bool is_dump;
-} loaded;
-
-static void unload(loaded *l, lf_case *c)
-{
-    lf_case_free(c);
-    if (l->is_dump) lf_dump_free(&l->dump);
-    for (int i = 0; i < l->n_maps; i++) lf_unmap(&l->maps[i]);
-    memset(l, 0, sizeof *l);
-}
-
-/* A directory of .npy files: one array per file, named by the file. */
-static bool load_npy_dir(const char *path, loaded *l, lf_case *c, char *err, size_t errlen)
-{
-    DIR *dir = opendir(path);
-    char file[4096], why[300];
-    if (!dir) { snprintf(err, errlen, "cannot open directory"); return false; }
-    l->is_dump = true;
-    for (struct dirent *e; (e = readdir(dir));) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".npy")) continue;
-        if (l->n_maps == LF_DUMP_MAX_ARRAYS) break;
-        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
-        lf_mapped *m = &l->maps[l->n_maps];
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(n - 4 < 63 ? n - 4 : 63), e->d_name);
-        if (!lf_map_file(file, m, why, sizeof why) || (l->n_maps++, !lf_npy_parse(m->base, m->size, name, &l->dump.arrays[l->dump.n], why, sizeof why))) {
-            snprintf(err, errlen, "%s: %s", e->d_name, why);
-            closedir(dir);
-            return false;
-        }
-        l->dump.n++;
-    }
-    closedir(dir);
-    return lf_dump_to_case(&l->dump, c, err, errlen);
-}
-
-static bool load(const char *path, lf_target target, loaded *l, lf_case *c, char *err, size_t errlen)
-{
-    struct stat st;
-    memset(l, 0, sizeof *l);
-    lf_case_init(c);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return load_npy_dir(path, l, c, err, errlen);
-    lf_mapped *m = &l->maps[0];
-    if (!lf_map_file(path, m, err, errlen)) return false;
-    l->n_maps = 1;
-    const uint8_t *b = m->base;
-    size_t i = 0;
-    while (i < m->size && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r')) i++;
-    if (i < m->size && b[i] == '{') return lf_case_parse_json((const char *)b, m->size, c, err, errlen);
-    if ((m->size >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "\x93NUM", 4))) || (m->size >= 9 && b[8] == '{')) {
-        l->is_dump = true;
-        return lf_dump_load(m, path, &l->dump, c, err, errlen);
-    }
-    if (target == LF_TARGET_JSON) { snprintf(err, errlen, "not a JSON case"); return false; }
-    lf_decode(target, b, m->size, c, NULL); /* a fuzzer's crash file */
-    return true;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
+    "exit status: 0 reproduced as predicted, 1 a finding, 2 unusable input, usage,\n"
+    "or nothing to save (2 wins over 1)\n";
 
 static void print_text(const char *path, const lf_case *c, const lf_result *spec, const lf_result *guard,
                        const char *cs, const lf_verdict *v, const char *backend, const char *saved)
@@ -128,43 +57,82 @@ static void print_text(const char *path, const lf_case *c, const lf_result *spec
            v->reference.kind == LF_OUTCOME_DEVICE_ASSERT ? lf_kernel_name(v->reference.kernel_id) : "",
            v->guard.kind == LF_OUTCOME_OK ? "accepted" : "rejected", v->guard.kind == LF_OUTCOME_OK ? "" : ": ",
            v->guard.error, v->finding ? v->finding_class : "as predicted");
-    if (saved[0]) printf("  %-11s %s\n", "saved", saved);
+    bool refused = !strncmp(saved, "not saved: ", 11);
+    if (saved[0]) printf("  %-11s %s\n", refused ? "not saved" : "saved", saved + (refused ? 11 : 0));
+}
+
+/* The crop the batch is reproduced on: one that keeps its diagnosis, else
+ * one row and one position (the report then shows how it differs). */
+static bool reproduction_crop(const lf_case *c, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+                              lf_case *crop)
+{
+    char want[128], sig[128], err[300];
+    lf_signature_of(spec, guard, want, sizeof want);
+    int64_t focus = lf_batch_focus(spec, guard);
+    if (lf_crop_keeping(c, be, want, focus, crop, sig, sizeof sig, err, sizeof err)) return true;
+    *crop = *c; /* aliases c's tensors until lf_crop slices them into copies of their own */
+    crop->expect_value = NULL;
+    lf_tensor *ts[4] = {&crop->input, &crop->target, &crop->weight, &crop->pos_weight};
+    for (int k = 0; k < 4; k++) ts[k]->borrowed = true;
+    return lf_crop(crop, focus, false);
+}
+
+/* --save: the regression, or why there is none (in `saved`). */
+static bool save_regression(const lf_case *c, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+                            const char *out_dir, char *saved, size_t len)
+{
+    lf_case min;
+    lf_minimize_stats ms;
+    char err[400];
+    bool existed;
+    if (!lf_minimize_batch(c, be, spec, guard, &min, &ms, err, sizeof err)) {
+        snprintf(saved, len, "not saved: %s", err);
+        return false;
+    }
+    bool ok = lf_save_regression(&min, ms.signature, out_dir, saved, len, &existed);
+    if (!ok) snprintf(saved, len, "not saved: could not write into %s", out_dir);
+    lf_case_free(&min);
+    return ok;
 }
 
 static int repro_one(const char *path, lf_target target, const lf_backend *be, bool json, bool save, const char *out_dir)
 {
-    loaded l;
+    lf_loaded l;
     lf_case c, crop;
     char err[512], saved[4300] = "";
-    double t0 = now_ms();
-    if (!load(path, target, &l, &c, err, sizeof err)) {
+    double t0 = lf_cli_now_ms();
+    lf_cli_progress progress;
+    lf_cli_progress_begin(&progress, "repro", path);
+    if (!lf_load(path, target, &l, &c, err, sizeof err)) {
+        lf_cli_progress_end(&progress);
         fprintf(stderr, "lossfuzz repro: %s: %s\n", path, err);
-        unload(&l, &c);
+        lf_unload(&l, &c);
         return LF_EXIT_UNUSABLE;
     }
+    lf_cli_progress_loaded(&progress, &c);
     lf_result spec, guard;
     lf_problem p;
+    lf_cli_progress_stage(&progress, "spec");
     lf_spec_run(&c, &spec);              /* the whole batch: where PyTorch fails */
+    lf_cli_progress_stage(&progress, "guard");
     lf_guard_validate_case(&c, be, &p, &guard);
-    double t1 = now_ms();
-    int64_t focus = spec.kind == LF_OUTCOME_DEVICE_ASSERT ? spec.index : guard.index;
+    lf_cli_progress_stage(&progress, "reproduction");
+    double t1 = lf_cli_now_ms();
+    if (!reproduction_crop(&c, be, &spec, &guard, &crop)) {
+        fprintf(stderr, "lossfuzz repro: %s: out of memory\n", path);
+        lf_result_free(&spec);
+        lf_result_free(&guard);
+        lf_unload(&l, &c);
+        return LF_EXIT_UNUSABLE;
+    }
     lf_verdict v;
-    crop = c; /* aliases c's tensors until lf_crop slices them into copies of their own */
-    crop.expect_value = NULL;
-    lf_tensor *ts[4] = {&crop.input, &crop.target, &crop.weight, &crop.pos_weight};
-    for (int k = 0; k < 4; k++) ts[k]->borrowed = true;
-    if (!lf_crop(&crop, focus)) { fprintf(stderr, "lossfuzz repro: %s: out of memory\n", path); unload(&l, &c); return LF_EXIT_UNUSABLE; }
     char crop_shape[128];
     lf_format_shape(crop_shape, sizeof crop_shape, crop.input.shape, crop.input.ndim);
     lf_oracle_check(&crop, be, &v);      /* the crop: reproduced on the backend */
-    if (save) {
-        lf_minimize_stats ms;
-        bool existed;
-        lf_minimize(&crop, be, &ms);
-        if (!lf_save_regression(&crop, ms.signature, out_dir, saved, sizeof saved, &existed))
-            snprintf(saved, sizeof saved, "(could not write into %s)", out_dir);
-    }
-    double t2 = now_ms();
+    bool saved_ok = save && save_regression(&c, be, &spec, &guard, out_dir, saved, sizeof saved);
+    lf_cli_progress_stage(&progress, NULL);
+    lf_cli_progress_end(&progress);
+    double t2 = lf_cli_now_ms();
     if (json) {
         lf_verdict full = v;             /* spec and guard of the whole batch, reference of the crop */
         full.spec = spec;
@@ -177,32 +145,35 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
         printf("  %-11s analysis %.0f ms, reproduction%s %.0f ms, peak RSS %.0f MiB\n", "cost", t1 - t0,
                save ? " and minimization" : "", t2 - t1, (double)ru.ru_maxrss / 1024.0);
     }
+    if (save && !saved_ok) fprintf(stderr, "lossfuzz repro: %s: %s\n", path, saved);
     int status = v.finding ? LF_EXIT_FINDING : LF_EXIT_PASS;
     if (spec.kind != v.spec.kind) status = LF_EXIT_FINDING; /* the crop must behave like the batch */
+    if (save && !saved_ok) status = LF_EXIT_UNUSABLE;
     lf_result_free(&spec);
     lf_result_free(&guard);
     lf_verdict_free(&v);
     lf_case_free(&crop);
-    unload(&l, &c);
+    lf_unload(&l, &c);
     return status;
 }
 
 int lf_cmd_repro(int argc, char **argv)
 {
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"save", no_argument, NULL, 's'},
+                                         {"out", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+                                         {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
     const char *backend_name = "sim", *out_dir = "regressions", *why;
     bool json = false, save = false;
-    lf_target target = LF_TARGET_CLASS;
-    int status = LF_EXIT_PASS, files = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(usage, stdout); return LF_EXIT_PASS; }
-        if (!strcmp(argv[i], "--json")) json = true;
-        else if (!strcmp(argv[i], "--save")) save = true;
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
-        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend_name = argv[++i];
-        else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
-            if (!lf_target_parse(argv[++i], &target)) { fprintf(stderr, "lossfuzz repro: unknown target %s\n", argv[i]); return LF_EXIT_UNUSABLE; }
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "lossfuzz repro: unknown option %s\n%s", argv[i], usage);
+    lf_target target = LF_TARGET_COUNT;
+    for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
+        if (o == 'h' || o == 'V') return LF_EXIT_PASS;
+        if (o == '?') return LF_EXIT_UNUSABLE;
+        if (o == 'j') json = true;
+        else if (o == 's') save = true;
+        else if (o == 'o') out_dir = optarg;
+        else if (o == 'b') backend_name = optarg;
+        else if (o == 't' && !lf_target_parse(optarg, &target)) {
+            fprintf(stderr, "lossfuzz repro: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", optarg);
             return LF_EXIT_UNUSABLE;
         }
     }
@@ -213,15 +184,20 @@ int lf_cmd_repro(int argc, char **argv)
         fprintf(stderr, "lossfuzz repro: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
         return LF_EXIT_UNUSABLE;
     }
-    for (int i = 0; i < argc; i++) {
-        if (argv[i][0] == '-') {
-            i += !strcmp(argv[i], "--out") || !strcmp(argv[i], "--backend") || !strcmp(argv[i], "--target");
-            continue;
+    if (optind == argc) { fprintf(stderr, "lossfuzz repro: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    int status = LF_EXIT_PASS;
+    for (int i = optind; i < argc; i++) {
+        char **files = NULL, err[512];
+        int n = 0;
+        if (!lf_load_expand(argv[i], &files, &n, err, sizeof err)) {
+            fprintf(stderr, "lossfuzz repro: %s: %s\n", argv[i], err);
+            status = LF_EXIT_UNUSABLE;
         }
-        int rc = repro_one(argv[i], target, be, json, save, out_dir);
-        if (rc > status) status = rc;
-        files++;
+        for (int k = 0; k < n; k++) {
+            int rc = repro_one(files[k], target, be, json, save, out_dir);
+            if (rc > status) status = rc;
+        }
+        lf_load_free_list(files, n);
     }
-    if (!files) { fprintf(stderr, "lossfuzz repro: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
     return status;
 }

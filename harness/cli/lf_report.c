@@ -113,3 +113,15 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
     else fprintf(out, "  %-10s pass\n", "verdict");
 }
+
+void lf_report_json_unusable(FILE *out, const char *file, const char *error)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(file));
+    json_object_set_new(o, "verdict", json_string("unusable"));
+    json_object_set_new(o, "error", json_string(error));
+    char *text = json_dumps(o, JSON_COMPACT);
+    fprintf(out, "%s\n", text ? text : "{}");
+    free(text);
+    json_decref(o);
+}

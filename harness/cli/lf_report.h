@@ -8,6 +8,8 @@
 
 /* One line: {"file", "spec", "reference", "guard", "verdict", "finding", "detail"}. */
 void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verdict *v);
+/* A file that could not be used: {"file", "verdict": "unusable", "error"}. */
+void lf_report_json_unusable(FILE *out, const char *file, const char *error);
 /* A few aligned lines per case. */
 void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verdict *v);
 

@@ -21,6 +21,21 @@
 #include "lf_spec.h"
 #include "lf_tensor_ops.h"
 
+void lf_signature_of(const lf_result *spec, const lf_result *guard, char *out, size_t len)
+{
+    /* the guard's hint too: a void-255 repro must not shrink into some other bad label */
+    snprintf(out, len, "%s/%s%s%s", lf_outcome_name(spec->kind), spec->error[0] ? spec->error : "none",
+             guard->hint_id[0] ? "/" : "", guard->hint_id);
+}
+
+bool lf_signature_is_finding(const char *sig)
+{
+    static const char *const outcomes[] = {"ok/", "host_error/", "device_assert/"};
+    for (int i = 0; i < 3; i++)
+        if (!strncmp(sig, outcomes[i], strlen(outcomes[i]))) return false;
+    return true;
+}
+
 static void signature_in_process(const lf_case *c, const lf_backend *be, char *out, size_t len)
 {
     lf_verdict v;
@@ -30,9 +45,7 @@ static void signature_in_process(const lf_case *c, const lf_backend *be, char *o
     probe.expect_value = NULL;
     lf_oracle_check(&probe, be, &v);
     if (v.finding) snprintf(out, len, "%s", v.finding_class);
-    else /* the guard's hint too: a void-255 repro must not shrink into some other bad label */
-        snprintf(out, len, "%s/%s%s%s", lf_outcome_name(v.spec.kind), v.spec.error[0] ? v.spec.error : "none",
-                 v.guard.hint_id[0] ? "/" : "", v.guard.hint_id);
+    else lf_signature_of(&v.spec, &v.guard, out, len);
     lf_verdict_free(&v);
 }
 
@@ -71,6 +84,7 @@ void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
 typedef struct {
     const lf_backend *be;
     const char *signature;
+    bool keep_layout;
     lf_minimize_stats *stats;
 } ctx;
 
@@ -158,7 +172,7 @@ static bool slice_case(lf_case *c, int d, int64_t i)
     return true;
 }
 
-bool lf_crop(lf_case *c, int64_t focus)
+bool lf_crop(lf_case *c, int64_t focus, bool whole_rows)
 {
     const lf_tensor *in = &c->input;
     if (in->ndim < 2) return true;
@@ -171,7 +185,7 @@ bool lf_crop(lf_case *c, int64_t focus)
         coord[d] = s % in->shape[d];
         s /= in->shape[d];
     }
-    for (int d = 0; d < in->ndim; d++) {
+    for (int d = 0; d < (whole_rows ? 1 : in->ndim); d++) {
         if (d == 1 || c->input.shape[d] <= 1) continue; /* classes stay whole */
         if (!slice_case(c, d, coord[d])) return false;
     }
@@ -181,11 +195,14 @@ bool lf_crop(lf_case *c, int64_t focus)
 static bool shrink_shapes(ctx *x, lf_case *c)
 {
     lf_case cand;
-    for (int d = c->input.ndim - 1; d >= 2; d--) /* fewer spatial dims */
+    int class_dim = c->input.ndim == 1 ? 0 : 1;
+    for (int d = c->input.ndim - 1; d >= 2 && !x->keep_layout; d--) /* fewer spatial dims */
         if (cut(c, d, true, 0, &cand) && try_candidate(x, c, &cand)) return true;
-    for (int d = 0; d < c->input.ndim; d++)
+    for (int d = 0; d < c->input.ndim; d++) {
+        if (x->keep_layout && (d == class_dim || c->input.shape[d] <= 1)) continue; /* the user's classes, and one slice, stay */
         for (int64_t i = c->input.shape[d] - 1; i >= 0; i--) /* from the end: labels stay put */
             if (cut(c, d, false, i, &cand) && try_candidate(x, c, &cand)) return true;
+    }
     return false;
 }
 
@@ -267,11 +284,12 @@ static bool simplify_values(ctx *x, lf_case *c)
     return false;
 }
 
-bool lf_minimize(lf_case *c, const lf_backend *be, lf_minimize_stats *stats)
+bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts, lf_minimize_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    lf_signature(c, be, stats->signature, sizeof stats->signature);
-    ctx x = {be, stats->signature, stats};
+    if (opts && opts->keep) snprintf(stats->signature, sizeof stats->signature, "%s", opts->keep);
+    else lf_signature(c, be, stats->signature, sizeof stats->signature);
+    ctx x = {be, stats->signature, opts && opts->keep_layout, stats};
     for (int pass = 0; pass < 10000; pass++)
         if (!simplify_options(&x, c) && !shrink_shapes(&x, c) && !simplify_dtypes(&x, c) && !simplify_values(&x, c))
             break;

@@ -14,16 +14,43 @@ typedef struct {
     int tries;             /* oracle runs */
 } lf_minimize_stats;
 
-/* The case's signature (what minimization keeps). */
+/* The case's signature (what minimization keeps), run in a child process. */
 void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len);
+/* The signature of a case without a finding, from its spec and guard results. */
+void lf_signature_of(const lf_result *spec, const lf_result *guard, char *out, size_t len);
+/* Whether a signature names a finding (guard-miss/..., crash/...), not an outcome. */
+bool lf_signature_is_finding(const char *sig);
 
-/* Minimizes *c in place; returns false only when out of memory. */
-bool lf_minimize(lf_case *c, const lf_backend *be, lf_minimize_stats *stats);
+typedef struct {
+    const char *keep;      /* the signature to keep; NULL: the case's own */
+    bool keep_layout;      /* a user's repro: keep the rank (so the kernel), the classes, and
+                            * one slice of every dim; only rows and positions go */
+} lf_minimize_opts;
 
-/* Crops a large case to one row and one spatial position (all classes kept):
- * the one holding flat target position `focus` (an assert's index), or the
- * first. Done before minimizing a real-size dump, which would be slow whole. */
-bool lf_crop(lf_case *c, int64_t focus);
+/* Minimizes *c in place (opts may be NULL); returns false only when out of memory. */
+bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts, lf_minimize_stats *stats);
+
+/* Crops a large case to one row (all classes kept) and, unless whole_rows, one
+ * spatial position: the one holding flat target position `focus` (an
+ * assert's index), or the first. */
+bool lf_crop(lf_case *c, int64_t focus, bool whole_rows);
+
+/* A crop of a user's batch that keeps its diagnosis `signature` (or shows a
+ * finding): one row and one position at `focus`, else one whole row, else
+ * the batch itself when it is small. *out gets its own copies, sig the crop's
+ * signature. false with err when none does, or when out of memory. */
+bool lf_crop_keeping(const lf_case *c, const lf_backend *be, const char *signature, int64_t focus, lf_case *out,
+                     char *sig, size_t siglen, char *err, size_t errlen);
+
+/* Where in a batch to crop: the asserting target, or the guard's first bad one. */
+int64_t lf_batch_focus(const lf_result *spec, const lf_result *guard);
+
+/* A user's batch (whose spec and guard results are given) as a regression
+ * case: the crop that keeps its diagnosis, minimized keeping its signature and
+ * its layout (keep_layout). false with err: nothing to save (PyTorch
+ * accepts the batch and no path disagrees), or no crop keeps the diagnosis. */
+bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+                       lf_case *out, lf_minimize_stats *st, char *err, size_t errlen);
 
 /* Sets expect / expect_error from the spec and a note naming the signature,
  * and makes small tensors explicit lists, so the case reads as a regression. */

@@ -120,13 +120,23 @@ static void judge(const lf_case *c, lf_verdict *v)
     }
 }
 
-void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)
+void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
+                              void *ctx)
 {
     memset(v, 0, sizeof *v);
+    if (progress) progress(ctx, "spec");
     lf_spec_run(c, &v->spec);
+    if (progress) progress(ctx, "reference");
     lf_reference_run(c, be, &v->reference);
+    if (progress) progress(ctx, "guard");
     lf_guard_run(c, be, &v->guard);
+    if (progress) progress(ctx, NULL);
     judge(c, v);
+}
+
+void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)
+{
+    lf_oracle_check_progress(c, be, v, NULL, NULL);
 }
 
 void lf_verdict_free(lf_verdict *v)

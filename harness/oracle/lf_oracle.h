@@ -22,6 +22,12 @@ typedef struct {
 
 /* Runs the three paths on the backend and judges them. */
 void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v);
+
+/* The same, calling progress(ctx, path) before each path and (ctx, NULL) after
+ * the last: a case of 2^28 elements takes a while. */
+typedef void (*lf_progress_fn)(void *ctx, const char *stage);
+void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
+                              void *ctx);
 void lf_verdict_free(lf_verdict *v);
 
 /* NaN-safe closeness of a path's value to the spec's, per output dtype. */

@@ -37,7 +37,7 @@ expect 2 "huge.json: input.shape: shape has more than" "$lf" check "$dir/huge.js
 expect 2 "has 2 numbers, the shape needs 6" "$lf" check "$dir/short.json"
 expect 2 "binary.json" "$lf" check "$dir/binary.json"
 expect 2 "cannot open" "$lf" check "$dir/missing.json"
-expect 2 "1 passed, 1 failed" "$lf" check "$dir/good.json" "$dir/truncated.json"   # the good one still ran
+expect 2 "1 passed, 0 failed, 1 unusable" "$lf" check "$dir/good.json" "$dir/truncated.json"   # the good one still ran
 expect 1 "expect-mismatch/ok" "$lf" check "$dir/wrong_expect.json"
 expect 1 '"verdict":"finding"' "$lf" check --json "$dir/wrong_expect.json"
 expect 2 "unknown option --frobnicate" "$lf" check --frobnicate "$dir/good.json"
@@ -49,6 +49,52 @@ expect 0 "usage: lossfuzz show" "$lf" show --help
 expect 0 "commands:" "$lf" --help
 expect 0 '"values": [' "$lf" show --values "$dir/good.json"
 expect 2 "truncated.json" "$lf" show "$dir/truncated.json"
+
+# Options: one parser (getopt_long) everywhere.
+mkdir -p "$dir/empty_dir"
+expect 2 "empty_dir: no .json case files" "$lf" check "$dir/empty_dir"
+expect 2 "option --backend needs a value" "$lf" check --backend
+expect 2 "option --out needs a value" "$lf" repro --out
+expect 2 "backend \"tpu\"" "$lf" repro --backend=tpu "$dir/good.json"
+expect 2 "backend \"tpu\"" "$lf" minimize --backend=tpu "$dir/good.json"
+expect 0 "1 passed, 0 failed, 0 unusable" "$lf" check "$dir/good.json" --backend=sim   # options after files too
+expect 2 '"verdict":"unusable","error":' "$lf" check --json "$dir/truncated.json"
+expect 0 "2 wins over 1" "$lf" check --help
+expect 0 "lossfuzz 0." "$lf" --version
+expect 0 "lossfuzz 0." "$lf" repro --version
+expect 2 "unknown option --frobnicate" "$lf" minimize --frobnicate
+
+# Files are read as what their name or magic says, never as a fallback.
+: >"$dir/empty.npz"
+: >"$dir/empty.safetensors"
+: >"$dir/empty.json"
+printf 'PK\003' >"$dir/pk3.npz"
+head -c 300 /dev/urandom >"$dir/random.npz"
+head -c 300 /dev/urandom | tr '{' 'x' >"$dir/random.bin"   # no '{' anywhere: no chance of a JSON-like first byte
+cp "$dir/good.json" "$dir/case.npz"
+expect 2 "empty.npz: empty file" "$lf" repro "$dir/empty.npz"
+expect 2 "empty.safetensors: empty file" "$lf" repro "$dir/empty.safetensors"
+expect 2 "pk3.npz: not a .npz (zip) file" "$lf" repro "$dir/pk3.npz"
+expect 2 "random.npz: not a .npz (zip) file" "$lf" repro "$dir/random.npz"
+expect 2 "random.bin: not a file lossfuzz reads" "$lf" repro "$dir/random.bin"
+expect 2 "case.npz: named like a .npz (zip) file, but it is a JSON case" "$lf" check "$dir/case.npz"
+mkdir -p "$dir/out"
+expect 2 "empty.json: empty file" "$lf" minimize --out "$dir/out" "$dir/empty.json"
+expect 2 "random.bin: not a file lossfuzz reads" "$lf" minimize --out "$dir/out" "$dir/random.bin"
+[ -z "$(ls "$dir/out")" ] && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: minimize wrote $(ls "$dir/out") from bad input"; }
+# A crash file: with --target, or where an engine leaves one (the target from its path).
+mkdir -p "$dir/fuzz-out/fuzz_class/findings"
+cp "$dir/random.bin" "$dir/fuzz-out/fuzz_class/findings/crash-0123"
+cp "$dir/random.bin" "$dir/crash-0123"
+expect 0 '"loss": ' "$lf" show --target fuzz_class "$dir/random.bin"
+expect 0 "elements, " "$lf" minimize --out "$dir/out" "$dir/fuzz-out/fuzz_class/findings/crash-0123"
+expect 2 "crash-0123: a fuzzer's crash file: name the target" "$lf" repro "$dir/crash-0123"
+
+# Long cases show progress; the size limit says what a case at the limit costs.
+printf '%s' '{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [2048, 2048], "values": {"init": "randn"}},
+ "target": {"dtype": "int64", "shape": [2048], "values": {"init": "randint", "low": 0, "high": 2048}}}' >"$dir/long.json"
+expect 0 "long.json: spec done in" "$lf" check "$dir/long.json"
+expect 2 "GiB and" "$lf" check "$dir/huge.json"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,100 @@
+/* lf_cli_progress.c - signs of life on a long case: its size and cost once
+ * it is loaded, each stage's time, and a heartbeat every few seconds from a
+ * timer (loading a generated 2^28-element case alone takes 13 s). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lf_cli.h"
+
+#define PROGRESS_MIN_ELEMENTS ((int64_t)1 << 22) /* about half a second of checking */
+#define BYTES_PER_ELEMENT 12.0                  /* measured (lf_case.c) */
+#define HEARTBEAT_SECONDS 5
+
+double lf_cli_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* What the heartbeat says: written outside the handler with SIGALRM blocked. */
+static char heartbeat_line[700];
+static volatile sig_atomic_t heartbeat_len, heartbeat_ticks;
+
+static void on_heartbeat(int sig)
+{
+    (void)sig;
+    char secs[16];
+    int n = 0;
+    heartbeat_ticks++;
+    for (long s = (long)heartbeat_ticks * HEARTBEAT_SECONDS; s > 0 && n < 15; s /= 10) secs[15 - ++n] = (char)('0' + s % 10);
+    ssize_t w = write(2, heartbeat_line, (size_t)heartbeat_len);
+    w += write(2, secs + 15 - n, (size_t)n);
+    w += write(2, " s since the start\n", 19);
+    (void)w;
+}
+
+static void set_heartbeat(const lf_cli_progress *p, const char *stage)
+{
+    sigset_t alarm, old;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    sigprocmask(SIG_BLOCK, &alarm, &old);
+    int n = snprintf(heartbeat_line, sizeof heartbeat_line, "lossfuzz %s: %s: still in %s, ", p->command, p->file, stage);
+    heartbeat_len = n < (int)sizeof heartbeat_line ? n : (int)sizeof heartbeat_line - 1;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void arm(bool on)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on ? on_heartbeat : SIG_DFL;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval t = {{on ? HEARTBEAT_SECONDS : 0, 0}, {on ? HEARTBEAT_SECONDS : 0, 0}};
+    setitimer(ITIMER_REAL, &t, NULL);
+}
+
+void lf_cli_progress_begin(lf_cli_progress *p, const char *command, const char *file)
+{
+    memset(p, 0, sizeof *p);
+    p->command = command;
+    p->file = file;
+    p->start_ms = p->stage_ms = lf_cli_now_ms();
+    set_heartbeat(p, "loading");
+    heartbeat_ticks = 0;
+    arm(true);
+}
+
+void lf_cli_progress_loaded(lf_cli_progress *p, const lf_case *c)
+{
+    p->stage_ms = lf_cli_now_ms();
+    int64_t n = c->input.numel + c->target.numel;
+    p->on = n >= PROGRESS_MIN_ELEMENTS;
+    if (p->on)
+        fprintf(stderr, "lossfuzz %s: %s: %lld elements, about %.1f GiB to check, loaded in %.1f s; checking\n",
+                p->command, p->file, (long long)n, (double)n * BYTES_PER_ELEMENT / (1 << 30),
+                (p->stage_ms - p->start_ms) / 1e3);
+}
+
+void lf_cli_progress_stage(void *progress, const char *stage)
+{
+    lf_cli_progress *p = progress;
+    double t = lf_cli_now_ms();
+    if (p->on && p->stage) fprintf(stderr, "lossfuzz %s: %s: %s done in %.1f s\n", p->command, p->file, p->stage, (t - p->stage_ms) / 1e3);
+    if (p->on && !stage) fprintf(stderr, "lossfuzz %s: %s: checked in %.1f s\n", p->command, p->file, (t - p->start_ms) / 1e3);
+    if (stage) set_heartbeat(p, stage);
+    p->stage = stage;
+    p->stage_ms = t;
+}
+
+void lf_cli_progress_end(lf_cli_progress *p)
+{
+    (void)p;
+    arm(false);
+}

@@ -1,0 +1,208 @@
+/* lf_load.c - any file a user hands lossfuzz, as a case (lf_load.h): the
+ * format from the file's name, checked against its magic bytes, or from the
+ * magic bytes alone; a crash file only when asked or where engines put them. */
+#include "lf_load.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lf_case_json.h"
+
+typedef enum { FMT_NONE, FMT_JSON, FMT_NPZ, FMT_SAFETENSORS, FMT_NPY } format;
+
+static const char *const format_names[] = {"", "JSON case", ".npz (zip) file", ".safetensors file", ".npy file"};
+static const char *const format_starts[] = {"", "a '{'", "a zip signature (PK\\3\\4)",
+                                            "an 8-byte header length, then a JSON header", "the \\x93NUMPY magic"};
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcmp(s + n - k, suffix);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static format format_of_name(const char *path)
+{
+    if (has_suffix(path, ".json")) return FMT_JSON;
+    if (has_suffix(path, ".npz")) return FMT_NPZ;
+    if (has_suffix(path, ".safetensors")) return FMT_SAFETENSORS;
+    if (has_suffix(path, ".npy")) return FMT_NPY;
+    return FMT_NONE;
+}
+
+static format format_of_bytes(const uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r')) i++;
+    if (i < n && b[i] == '{') return FMT_JSON;
+    if (n >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "PK\x05\x06", 4))) return FMT_NPZ;
+    if (n >= 6 && !memcmp(b, "\x93NUMPY", 6)) return FMT_NPY;
+    if (n >= 9 && b[8] == '{') { /* an 8-byte header length that fits the file, then JSON */
+        uint64_t hlen = 0;
+        for (int k = 7; k >= 0; k--) hlen = hlen << 8 | b[k];
+        if (hlen >= 2 && hlen <= n - 8) return FMT_SAFETENSORS;
+    }
+    return FMT_NONE;
+}
+
+/* Where libFuzzer (crash-*, leak-*, timeout-*, oom-*), AFL++ (crashes/id:*,
+ * hangs/id:*) or ci/fuzz.sh (findings/) leave an input. */
+static bool crash_location(const char *path)
+{
+    static const char *const prefixes[] = {"crash-", "leak-", "timeout-", "oom-", "slow-unit-", "afl-crash-"};
+    const char *base = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i]))) return true;
+    if (!strncmp(base, "id:", 3) && (strstr(path, "crashes/") || strstr(path, "hangs/"))) return true;
+    return strstr(path, "findings/") && has_suffix(base, ".bin");
+}
+
+/* The fuzz target a crash file's path names (fuzz-out/fuzz_prob/..., corpus/fuzz_class/...). */
+static bool target_of_path(const char *path, lf_target *t)
+{
+    static const lf_target targets[] = {LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (strstr(path, lf_target_name(targets[i]))) { *t = targets[i]; return true; }
+    return false;
+}
+
+/* A directory of .npy files: one array per file, named by the file. */
+static bool load_npy_dir(const char *path, lf_loaded *l, lf_case *c, char *err, size_t errlen)
+{
+    DIR *dir = opendir(path);
+    char file[4096], why[300];
+    if (!dir) { snprintf(err, errlen, "cannot open the directory"); return false; }
+    l->kind = LF_INPUT_DUMP;
+    for (struct dirent *e; (e = readdir(dir));) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".npy")) continue;
+        if (l->n_maps == LF_DUMP_MAX_ARRAYS) {
+            snprintf(err, errlen, "more than %d .npy files", LF_DUMP_MAX_ARRAYS);
+            closedir(dir);
+            return false;
+        }
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        lf_mapped *m = &l->maps[l->n_maps];
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(n - 4 < 63 ? n - 4 : 63), e->d_name);
+        if (!lf_map_file(file, m, why, sizeof why) ||
+            (l->n_maps++, !lf_npy_parse(m->base, m->size, name, &l->dump.arrays[l->dump.n], why, sizeof why))) {
+            snprintf(err, errlen, "%s: %s", e->d_name, why);
+            closedir(dir);
+            return false;
+        }
+        l->dump.n++;
+    }
+    closedir(dir);
+    if (l->dump.n == 0) { snprintf(err, errlen, "no .npy files in this directory"); return false; }
+    return lf_dump_to_case(&l->dump, c, err, errlen);
+}
+
+static bool load_crash(const lf_mapped *m, lf_target t, lf_loaded *l, lf_case *c, char *err, size_t errlen)
+{
+    l->kind = LF_INPUT_CRASH;
+    l->crash_target = t;
+    if (t == LF_TARGET_JSON) return lf_case_parse_json(m->base, m->size, c, err, errlen); /* case files */
+    lf_decode(t, m->base, m->size, c, NULL);
+    return true;
+}
+
+bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char *err, size_t errlen)
+{
+    struct stat st;
+    memset(l, 0, sizeof *l);
+    lf_case_init(c);
+    if (target == LF_TARGET_RAW) {
+        snprintf(err, errlen, "--target: crash files of fuzz_class, fuzz_prob or fuzz_json can be read; a loader "
+                 "target's crash file is itself the dump (pass it by its name)");
+        return false;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return load_npy_dir(path, l, c, err, errlen);
+    lf_mapped *m = &l->maps[0];
+    if (!lf_map_file(path, m, err, errlen)) return false;
+    l->n_maps = 1;
+    format named = format_of_name(path), seen = format_of_bytes(m->base, m->size);
+    if (m->size == 0) {
+        snprintf(err, errlen, "empty file%s%s", named ? ": not a " : "", named ? format_names[named] : "");
+        return false;
+    }
+    if (named == FMT_NONE) {
+        lf_target t = target;
+        if (target != LF_TARGET_COUNT || (crash_location(path) && target_of_path(path, &t)))
+            return load_crash(m, t, l, c, err, errlen);
+        if (crash_location(path)) {
+            snprintf(err, errlen, "a fuzzer's crash file: name the target that wrote it with --target "
+                     "fuzz_class, fuzz_prob or fuzz_json");
+            return false;
+        }
+        if (seen == FMT_NONE) {
+            snprintf(err, errlen, "not a file lossfuzz reads: a JSON case, .npz, .safetensors, a directory of "
+                     ".npy files, or a fuzzer's crash file with --target");
+            return false;
+        }
+        named = seen;
+    } else if (seen != named) {
+        if (seen) snprintf(err, errlen, "named like a %s, but it is a %s", format_names[named], format_names[seen]);
+        else snprintf(err, errlen, "not a %s: it does not start with %s", format_names[named], format_starts[named]);
+        return false;
+    }
+    if (named == FMT_JSON) {
+        l->kind = LF_INPUT_JSON;
+        return lf_case_parse_json(m->base, m->size, c, err, errlen);
+    }
+    l->kind = LF_INPUT_DUMP;
+    return lf_dump_load(m, path, &l->dump, c, err, errlen);
+}
+
+void lf_unload(lf_loaded *l, lf_case *c)
+{
+    lf_case_free(c);
+    if (l->kind == LF_INPUT_DUMP) lf_dump_free(&l->dump);
+    for (int i = 0; i < l->n_maps; i++) lf_unmap(&l->maps[i]);
+    memset(l, 0, sizeof *l);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void append(char ***list, int *n, char *path)
+{
+    *list = realloc(*list, sizeof(char *) * (size_t)(*n + 1));
+    (*list)[(*n)++] = path;
+}
+
+bool lf_load_expand(const char *arg, char ***list, int *n, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { append(list, n, strdup(arg)); return true; }
+    DIR *d = opendir(arg);
+    if (!d) { snprintf(err, errlen, "cannot read the directory"); return false; }
+    int first = *n, arrays = 0;
+    size_t dir_len = strlen(arg);
+    while (dir_len > 1 && arg[dir_len - 1] == '/') dir_len--;
+    for (struct dirent *e; (e = readdir(d));) {
+        arrays += has_suffix(e->d_name, ".npy");
+        if (!has_suffix(e->d_name, ".json")) continue;
+        char *path = malloc(dir_len + strlen(e->d_name) + 2);
+        sprintf(path, "%.*s/%s", (int)dir_len, arg, e->d_name);
+        append(list, n, path);
+    }
+    closedir(d);
+    if (*n > first) qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
+    else if (arrays) append(list, n, strdup(arg));
+    else { snprintf(err, errlen, "no .json case files and no .npy arrays in this directory"); return false; }
+    return true;
+}
+
+void lf_load_free_list(char **list, int n)
+{
+    for (int i = 0; i < n; i++) free(list[i]);
+    free(list);
+}
