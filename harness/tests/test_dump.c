@@ -1,7 +1,7 @@
 /* test_dump.c - the dump loaders on good files and on every kind of bad one:
  * truncated, lying headers (sizes that overflow, offsets past the end, huge
- * header lengths), duplicate names, unsupported dtypes, Fortran order, damaged
- * or oversized zip entries. Each bad file must give a clear error, never a crash. */
+ * header lengths), overlapping or gapped safetensors offsets, duplicate names,
+ * unsupported dtypes, Fortran order, damaged or oversized zip entries. Each bad file must give a clear error, never a crash. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -214,6 +214,56 @@ static void npz_good_and_bad(void **state)
     expect_dump_error(lf_npz_parse, far, "out of bounds");
 }
 
+/* Parses a dump and makes its case: errors from either step land in err. */
+typedef bool (*dump_parser)(const uint8_t *, size_t, lf_dump *, char *, size_t);
+
+static bool load_case(dump_parser parse, buf f, lf_dump *d, lf_case *c, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    lf_case_init(c);
+    return parse(f.b, f.n, d, err, errlen) && lf_dump_to_case(d, c, err, errlen);
+}
+
+/* The dump must be refused, and the error must say both needles. */
+static void expect_refused(dump_parser parse, buf f, const char *needle, const char *needle2)
+{
+    lf_dump d;
+    lf_case c;
+    char err[512] = "";
+    bool ok = load_case(parse, f, &d, &c, err, sizeof err);
+    if (ok) lf_case_free(&c);
+    lf_dump_free(&d);
+    if (ok) fail_msg("accepted; wanted an error about \"%s\"", needle);
+    if (!strstr(err, needle) || !strstr(err, needle2)) fail_msg("error \"%s\" does not mention \"%s\" and \"%s\"", err, needle, needle2);
+}
+
+/* Offsets must tile the data exactly, as the safetensors format requires. */
+static void safetensors_offsets(void **state)
+{
+    (void)state;
+    uint8_t data[48] = {0};
+    const char *in = "{\"input\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [%d, %d]},"
+                     " \"target\": {\"dtype\": \"I64\", \"shape\": [%d], \"data_offsets\": [%d, %d]}}";
+    char h[512];
+    snprintf(h, sizeof h, in, 0, 24, 1, 16, 24); /* target inside input */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 24), "target", "overlap");
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 24), "input", "overlap");
+    snprintf(h, sizeof h, in, 0, 24, 3, 0, 24); /* the same bytes twice */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 24), "target", "overlap");
+    snprintf(h, sizeof h, in, 0, 24, 1, 28, 36); /* 4 bytes between */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 36), "4 bytes", "no tensor");
+    snprintf(h, sizeof h, in, 4, 28, 1, 28, 36); /* 4 bytes before */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 36), "4 bytes", "no tensor");
+    snprintf(h, sizeof h, in, 0, 24, 1, 24, 32); /* 8 bytes after */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 40), "8 bytes", "after");
+    lf_dump d = {0};
+    char err[512];
+    snprintf(h, sizeof h, in, 0, 24, 0, 24, 24); /* an empty target takes no bytes */
+    buf f = safetensors(h, data, 24);
+    if (!lf_safetensors_parse(f.b, f.n, &d, err, sizeof err)) fail_msg("%s", err);
+    lf_dump_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +271,7 @@ int main(void)
         cmocka_unit_test(npy_bad_files),
         cmocka_unit_test(safetensors_good_and_bad),
         cmocka_unit_test(npz_good_and_bad),
+        cmocka_unit_test(safetensors_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
