@@ -103,6 +103,55 @@ static bool tiles_data(span *s, int n, const lf_dump *d, uint64_t data_len, char
     return true;
 }
 
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    case JSON_STRING: return "a string";
+    default: return "a number";
+    }
+}
+
+/* A number as the shortest text that reads back as it. */
+static void number_text(double x, char *out, size_t len)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, len, "%.*g", digits, x);
+        if (strtod(out, NULL) == x) return;
+    }
+}
+
+/* __metadata__: an object of known keys whose values are strings, as the
+ * format says, or plain numbers (ignore_index 255: nothing else it could
+ * mean); an array, object, bool or null is refused, not skipped. */
+static bool metadata(json_t *obj, lf_dump *d, char *err, size_t errlen)
+{
+    const char *k;
+    json_t *v;
+    if (!json_is_object(obj)) { snprintf(err, errlen, "__metadata__ is %s: it must be an object of strings", json_kind(obj)); return false; }
+    json_object_foreach(obj, k, v) {
+        if (!lf_dump_check_meta_key(k, err, errlen)) return false;
+        if (d->n_meta == LF_DUMP_MAX_META) { snprintf(err, errlen, "__metadata__ has more than %d keys", LF_DUMP_MAX_META); return false; }
+        lf_meta *m = &d->meta[d->n_meta++];
+        snprintf(m->key, sizeof m->key, "%s", k);
+        m->is_number = json_is_number(v), m->is_integer = json_is_integer(v);
+        if (json_is_integer(v)) snprintf(m->value, sizeof m->value, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v)) number_text(json_real_value(v), m->value, sizeof m->value);
+        else if (!json_is_string(v)) {
+            snprintf(err, errlen, "__metadata__ %s is %s: expected a string (or a plain number)", k, json_kind(v));
+            return false;
+        } else if (strlen(json_string_value(v)) >= sizeof m->value) {
+            snprintf(err, errlen, "__metadata__ %s: the value is longer than %zu characters", k, sizeof m->value - 1);
+            return false;
+        } else snprintf(m->value, sizeof m->value, "%s", json_string_value(v));
+    }
+    return true;
+}
+
 bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err, size_t errlen)
 {
     if (len < 8) { snprintf(err, errlen, "truncated: no header length"); return false; }
@@ -126,13 +175,7 @@ bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err,
     span spans[LF_DUMP_MAX_ARRAYS];
     json_object_foreach(root, key, v) {
         if (!strcmp(key, "__metadata__")) {
-            const char *mk;
-            json_t *mv;
-            json_object_foreach(v, mk, mv) {
-                if (!json_is_string(mv) || d->n_meta == 16) continue;
-                snprintf(d->meta_keys[d->n_meta], sizeof d->meta_keys[0], "%s", mk);
-                snprintf(d->meta_values[d->n_meta++], sizeof d->meta_values[0], "%s", json_string_value(mv));
-            }
+            if (!(ok = metadata(v, d, err, errlen))) break;
             continue;
         }
         if (d->n == LF_DUMP_MAX_ARRAYS) { snprintf(err, errlen, "more than %d tensors", LF_DUMP_MAX_ARRAYS); ok = false; break; }
