@@ -1,9 +1,11 @@
 /* lf_dump.h - what users write from a failing training step in one line:
  * .safetensors (tensors input, target, weight, pos_weight; loss and options in
  * __metadata__), .npz (numpy.savez, stored or deflated; options as 0-d
- * arrays), .npy (one array). Nothing is ever unpickled. Files are mapped, not
- * read: a 352 MB batch costs no copy, and every size, offset and shape in a
- * header is checked against the file before it is used. */
+ * arrays), .npy (one array). Nothing is ever unpickled, and nothing is
+ * skipped: an unknown name or an option that is not one clear value is an
+ * error, since a dropped ignore_index makes the diagnosis wrong. Files are
+ * mapped, not read: a 352 MB batch costs no copy, and every size, offset and
+ * shape in a header is checked against the file before it is used. */
 #ifndef LF_DUMP_H
 #define LF_DUMP_H
 
@@ -13,6 +15,7 @@
 #include "lf_case.h"
 
 #define LF_DUMP_MAX_ARRAYS 64
+#define LF_DUMP_MAX_META 16                       /* more than the known keys: a longer __metadata__ is refused */
 #define LF_DUMP_MAX_HEADER ((size_t)1 << 24)      /* 16 MiB of header: far more than any real one */
 #define LF_DUMP_MAX_INFLATED ((uint64_t)1 << 32)  /* 4 GiB: a deflated entry may not claim more */
 
@@ -39,10 +42,19 @@ typedef struct {
     bool is_text;
 } lf_array;
 
+/* A safetensors __metadata__ entry. The format says values are strings; a
+ * plain JSON number is kept too, as its shortest text, and each option
+ * decides whether a number can mean what it needs. */
+typedef struct {
+    char key[32];
+    char value[64];
+    bool is_number, is_integer;
+} lf_meta;
+
 typedef struct {
     lf_array arrays[LF_DUMP_MAX_ARRAYS];
     int n;
-    char meta_keys[16][32], meta_values[16][64]; /* safetensors __metadata__ */
+    lf_meta meta[LF_DUMP_MAX_META];
     int n_meta;
 } lf_dump;
 
@@ -57,8 +69,20 @@ bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err,
 bool lf_shape_bytes(const int64_t *shape, int ndim, lf_dtype dtype, int64_t *numel, uint64_t *bytes,
                     char *err, size_t errlen);
 
+/* The names a dump may use: arrays name a tensor (input/logits,
+ * target/labels/mask, weight, pos_weight) or an option (loss, reduction,
+ * ignore_index, label_smoothing); __metadata__ keys name an option (or are
+ * "format", which safetensors writers add and lossfuzz ignores). false: err
+ * names the unknown name, the closest known one and the list. */
+bool lf_dump_check_array_name(const char *name, char *err, size_t errlen);
+bool lf_dump_check_meta_key(const char *key, char *err, size_t errlen);
+
 /* The case of a parsed dump (arrays by name, options). */
 bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen);
+
+/* The options of a parsed dump into the case: each from __metadata__ or an
+ * array (0-d, or 1-D with one element), not both, of a type that fits. */
+bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen);
 
 /* A dump file (any of the formats, by its magic bytes) as a case. Tensors
  * borrow the mapping, which must outlive the case. */

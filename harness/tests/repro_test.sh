@@ -18,6 +18,12 @@ x = rng.standard_normal((2, 5, 4, 4)).astype(np.float32)
 mask = rng.integers(0, 5, size=(2, 4, 4))
 void = mask.copy(); void[1, 2, 3] = 255
 np.savez(f"{d}/void.npz", input=x, target=void)                                  # README one-liner (NumPy)
+np.savez(f"{d}/typo.npz", input=x, target=void, ignore_idx=255)                   # misspelt option
+np.savez(f"{d}/twoidx.npz", input=x, target=void, ignore_index=np.array([255, 0]))  # option of the wrong shape
+# target's bytes inside input's: the safetensors format forbids overlaps
+hb = json.dumps({"input": {"dtype": "F32", "shape": list(x.shape), "data_offsets": [0, x.nbytes]},
+                 "target": {"dtype": "I64", "shape": list(void.shape), "data_offsets": [128, 128 + void.nbytes]}}).encode()
+open(f"{d}/overlap.safetensors", "wb").write(struct.pack("<Q", len(hb)) + hb + x.tobytes())
 os.makedirs(f"{d}/onebased"); np.save(f"{d}/onebased/input.npy", x); np.save(f"{d}/onebased/target.npy", mask + 1)
 try:
     import torch, torch.nn.functional as F
@@ -55,5 +61,15 @@ if "$lf" repro --save --out "$dir/saved" "$dir/void.npz" >/dev/null && saved=$(l
 head -c 100 "$dir/void.npz" >"$dir/truncated.npz"
 out=$("$lf" repro "$dir/truncated.npz" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "truncated.npz" <<<"$out" && passed=$((passed + 1)) || { echo "FAIL: truncated npz: $rc $out"; failed=$((failed + 1)); }
+refused() { # FILE NEEDLE: unusable input (exit 2), the message names the file and the problem
+    local out rc
+    out=$("$lf" repro "$1" 2>&1); rc=$?
+    [ $rc -eq 2 ] && grep -qF -- "$(basename "$1")" <<<"$out" && grep -qF -- "$2" <<<"$out" && passed=$((passed + 1)) ||
+        { echo "FAIL $1: wanted exit 2 and \"$2\", got $rc: $out"; failed=$((failed + 1)); }
+}
+refused "$dir/typo.npz" "ignore_idx: unknown array; did you mean ignore_index?"
+refused "$dir/twoidx.npz" "ignore_index"
+refused "$dir/twoidx.npz" "[2]"
+refused "$dir/overlap.safetensors" "target: data_offsets [128, 384] overlap input's [0, 640]"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

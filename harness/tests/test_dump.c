@@ -1,7 +1,10 @@
 /* test_dump.c - the dump loaders on good files and on every kind of bad one:
  * truncated, lying headers (sizes that overflow, offsets past the end, huge
- * header lengths), duplicate names, unsupported dtypes, Fortran order, damaged
- * or oversized zip entries. Each bad file must give a clear error, never a crash. */
+ * header lengths), overlapping or gapped safetensors offsets, duplicate names,
+ * unsupported dtypes, Fortran order, damaged or oversized zip entries; and
+ * options that must not be dropped: unknown names, wrong shapes and types,
+ * metadata that is not a string. Each bad file must give a clear error, never
+ * a crash. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -214,6 +217,148 @@ static void npz_good_and_bad(void **state)
     expect_dump_error(lf_npz_parse, far, "out of bounds");
 }
 
+/* Parses a dump and makes its case: errors from either step land in err. */
+typedef bool (*dump_parser)(const uint8_t *, size_t, lf_dump *, char *, size_t);
+
+static bool load_case(dump_parser parse, buf f, lf_dump *d, lf_case *c, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    lf_case_init(c);
+    return parse(f.b, f.n, d, err, errlen) && lf_dump_to_case(d, c, err, errlen);
+}
+
+/* The dump must be refused, and the error must say both needles. */
+static void expect_refused(dump_parser parse, buf f, const char *needle, const char *needle2)
+{
+    lf_dump d;
+    lf_case c;
+    char err[512] = "";
+    bool ok = load_case(parse, f, &d, &c, err, sizeof err);
+    if (ok) lf_case_free(&c);
+    lf_dump_free(&d);
+    if (ok) fail_msg("accepted; wanted an error about \"%s\"", needle);
+    if (!strstr(err, needle) || !strstr(err, needle2)) fail_msg("error \"%s\" does not mention \"%s\" and \"%s\"", err, needle, needle2);
+}
+
+/* input [2, 3], target [2] and one more array, as np.savez writes them. */
+static buf npz_with(const char *name, buf extra)
+{
+    static const int64_t target[2] = {0, 2};
+    static buf x, t;
+    x = npy("<f4", "False", "(2, 3)", six, sizeof six), t = npy("<i8", "False", "(2,)", target, sizeof target);
+    zip_entry es[3] = {{"input.npy", x.b, x.n, false}, {"target.npy", t.b, t.n, false}, {name, extra.b, extra.n, false}};
+    return zip(es, 3);
+}
+
+static void npz_options_refused(void **state)
+{
+    (void)state;
+    const int64_t i255 = 255, two[2] = {255, 0};
+    const double half = 255.5;
+    const float three[3] = {0.1f, 0.1f, 0.1f};
+    const uint8_t yes = 1, abc[12] = {'a', 0, 0, 0, 'b', 0, 0, 0, 'c', 0, 0, 0}, empty[4] = {0};
+    expect_refused(lf_npz_parse, npz_with("ignore_idx.npy", npy("<i8", "False", "()", &i255, 8)), "ignore_idx", "did you mean ignore_index");
+    expect_refused(lf_npz_parse, npz_with("ignore_index.npy", npy("<i8", "False", "(2,)", two, 16)), "ignore_index", "[2]");
+    expect_refused(lf_npz_parse, npz_with("ignore_index.npy", npy("<f8", "False", "()", &half, 8)), "ignore_index", "255.5");
+    expect_refused(lf_npz_parse, npz_with("ignore_index.npy", npy("|b1", "False", "()", &yes, 1)), "ignore_index", "bool");
+    expect_refused(lf_npz_parse, npz_with("ignore_index.npy", npy("<U1", "False", "()", empty, 4)), "ignore_index", "not an integer");
+    expect_refused(lf_npz_parse, npz_with("label_smoothing.npy", npy("<f4", "False", "(3,)", three, 12)), "label_smoothing", "[3]");
+    expect_refused(lf_npz_parse, npz_with("label_smoothing.npy", npy("<U3", "False", "()", abc, 12)), "label_smoothing", "abc");
+    expect_refused(lf_npz_parse, npz_with("loss.npy", npy("<i8", "False", "()", &i255, 8)), "loss", "string");
+    expect_refused(lf_npz_parse, npz_with("weight.npy", npy("<U3", "False", "()", abc, 12)), "weight", "string");
+    expect_refused(lf_npz_parse, npz_with("logits.npy", npy("<f4", "False", "(2, 3)", six, sizeof six)), "input", "logits");
+}
+
+static void npz_options_accepted(void **state)
+{
+    (void)state;
+    const int64_t i255 = 255;
+    const uint8_t tenth[12] = {'0', 0, 0, 0, '.', 0, 0, 0, '1', 0, 0, 0};
+    lf_dump d;
+    lf_case c;
+    char err[512] = "";
+    /* A 1-element 1-D array ([255], torch.tensor([255])) holds one value: read as it. */
+    if (!load_case(lf_npz_parse, npz_with("ignore_index.npy", npy("<i8", "False", "(1,)", &i255, 8)), &d, &c, err, sizeof err)) fail_msg("%s", err);
+    assert_true(c.has_ignore_index);
+    assert_int_equal(c.ignore_index, 255);
+    lf_case_free(&c);
+    lf_dump_free(&d);
+    if (!load_case(lf_npz_parse, npz_with("label_smoothing.npy", npy("<U3", "False", "()", tenth, 12)), &d, &c, err, sizeof err)) fail_msg("%s", err);
+    assert_true(c.has_label_smoothing && c.label_smoothing == 0.1);
+    lf_case_free(&c);
+    lf_dump_free(&d);
+}
+
+/* input [2, 3] and target [1] in 32 data bytes, with the given __metadata__ and extra entries. */
+static buf safetensors_meta(const char *meta, const char *more)
+{
+    static uint8_t data[40];
+    char h[2048];
+    memcpy(data, six, 24);
+    memset(data + 24, 0, 16);
+    snprintf(h, sizeof h, "{\"input\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [0, 24]},"
+             " \"target\": {\"dtype\": \"I64\", \"shape\": [1], \"data_offsets\": [24, 32]}%s%s%s}",
+             meta ? ", \"__metadata__\": " : "", meta ? meta : "", more);
+    return safetensors(h, data, strlen(more) ? 40 : 32);
+}
+
+static void safetensors_metadata(void **state)
+{
+    (void)state;
+    lf_dump d;
+    lf_case c;
+    char err[512] = "";
+    /* The format says strings; a plain number is accepted where it cannot mean two things. */
+    if (!load_case(lf_safetensors_parse, safetensors_meta("{\"ignore_index\": 255, \"label_smoothing\": 0.1, \"format\": \"pt\"}", ""), &d, &c, err, sizeof err)) fail_msg("%s", err);
+    assert_true(c.has_ignore_index && c.has_label_smoothing);
+    assert_int_equal(c.ignore_index, 255);
+    assert_true(c.label_smoothing == 0.1);
+    lf_case_free(&c);
+    lf_dump_free(&d);
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"ignore_index\": 255.5}", ""), "ignore_index", "255.5");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"ignore_index\": [255]}", ""), "ignore_index", "array");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"ignore_index\": null}", ""), "ignore_index", "null");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"label_smoothing\": true}", ""), "label_smoothing", "true");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"reduction\": {\"x\": 1}}", ""), "reduction", "object");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"loss\": 3}", ""), "loss", "string");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"ignore_idx\": \"255\"}", ""), "ignore_idx", "did you mean ignore_index");
+    expect_refused(lf_safetensors_parse, safetensors_meta("\"ignore_index=255\"", ""), "__metadata__", "object");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"k0\": \"\", \"k1\": \"\", \"k2\": \"\", \"k3\": \"\", \"k4\": \"\", \"k5\": \"\","
+                   " \"k6\": \"\", \"k7\": \"\", \"k8\": \"\", \"k9\": \"\", \"k10\": \"\", \"k11\": \"\", \"k12\": \"\", \"k13\": \"\","
+                   " \"k14\": \"\", \"k15\": \"\", \"k16\": \"\"}", ""), "k0", "unknown");
+    expect_refused(lf_safetensors_parse, safetensors_meta("{\"ignore_index\": \"255\"}",
+                   ", \"ignore_index\": {\"dtype\": \"I64\", \"shape\": [], \"data_offsets\": [32, 40]}"), "ignore_index", "twice");
+    expect_refused(lf_safetensors_parse, safetensors_meta(NULL, ", \"ignore_idx\": {\"dtype\": \"I64\", \"shape\": [], \"data_offsets\": [32, 40]}"),
+                   "ignore_idx", "did you mean ignore_index");
+}
+
+/* Offsets must tile the data exactly, as the safetensors format requires. */
+static void safetensors_offsets(void **state)
+{
+    (void)state;
+    uint8_t data[48] = {0};
+    const char *in = "{\"input\": {\"dtype\": \"F32\", \"shape\": [2, 3], \"data_offsets\": [%d, %d]},"
+                     " \"target\": {\"dtype\": \"I64\", \"shape\": [%d], \"data_offsets\": [%d, %d]}}";
+    char h[512];
+    snprintf(h, sizeof h, in, 0, 24, 1, 16, 24); /* target inside input */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 24), "target", "overlap");
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 24), "input", "overlap");
+    snprintf(h, sizeof h, in, 0, 24, 3, 0, 24); /* the same bytes twice */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 24), "target", "overlap");
+    snprintf(h, sizeof h, in, 0, 24, 1, 28, 36); /* 4 bytes between */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 36), "4 bytes", "no tensor");
+    snprintf(h, sizeof h, in, 4, 28, 1, 28, 36); /* 4 bytes before */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 36), "4 bytes", "no tensor");
+    snprintf(h, sizeof h, in, 0, 24, 1, 24, 32); /* 8 bytes after */
+    expect_refused(lf_safetensors_parse, safetensors(h, data, 40), "8 bytes", "after");
+    lf_dump d = {0};
+    char err[512];
+    snprintf(h, sizeof h, in, 0, 24, 0, 24, 24); /* an empty target takes no bytes */
+    buf f = safetensors(h, data, 24);
+    if (!lf_safetensors_parse(f.b, f.n, &d, err, sizeof err)) fail_msg("%s", err);
+    lf_dump_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +366,10 @@ int main(void)
         cmocka_unit_test(npy_bad_files),
         cmocka_unit_test(safetensors_good_and_bad),
         cmocka_unit_test(npz_good_and_bad),
+        cmocka_unit_test(npz_options_refused),
+        cmocka_unit_test(npz_options_accepted),
+        cmocka_unit_test(safetensors_metadata),
+        cmocka_unit_test(safetensors_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
