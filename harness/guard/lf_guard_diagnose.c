@@ -1,8 +1,9 @@
 /* lf_guard_diagnose.c - from the device pass over the targets to a verdict a
  * person can act on: which element is wrong, and the likely reason
  * (pytorch-semantics.md section 5: 1-based labels, 255 void pixels, negative
- * labels, more classes than the head, float and interpolated masks, one-hot
- * targets, soft targets that do not sum to 1, multi-label targets). */
+ * labels, more classes than the head, float and interpolated masks, void
+ * blended into the classes by a bilinear resize, one-hot targets, soft
+ * targets that do not sum to 1, multi-label targets). */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,31 @@ static void set_hint(lf_result *r, const char *id, const char *text)
 {
     snprintf(r->hint_id, sizeof r->hint_id, "%s", id);
     snprintf(r->hint, sizeof r->hint, "%s", text);
+}
+
+/* Void blended into the classes: a void-255 mask resized with mode='bilinear'
+ * and cast to long keeps 255 inside void regions and turns their borders into
+ * labels between C and 254, which are neither a class nor void. With 255 not
+ * ignored, 255 is the largest label beside them; with ignore_index=255, they
+ * are what is left. A head too small for its dataset looks the same, so the
+ * hint says that too. */
+static bool hint_interpolated_void(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r)
+{
+    char hint[sizeof r->hint];
+    long long C = (long long)p->C;
+    if (C >= 255 || st->n_negative > 0) return false;
+    bool void_ignored = c->ignore_index == 255 && st->n_ignored > 0;
+    long long blended = (long long)(st->n_ge_c - st->n_eq_255);
+    if (void_ignored ? st->max_label > 254 : !(st->n_eq_255 > 0 && st->max_label == 255 && blended > 0))
+        return false;
+    snprintf(hint, sizeof hint, "%s%lld label%s between %lld and 254: a void-255 mask resized with "
+             "mode='bilinear' and cast to long blends void into the classes. Resize masks with "
+             "mode='nearest'%s. If they are classes of a larger dataset instead, the head is too small",
+             void_ignored ? "ignore_index=255 skips the void pixels, but " : "beside the void label 255, ",
+             blended, blended == 1 ? " lies" : "s lie", C,
+             void_ignored ? "" : " and pass ignore_index=255; ignore_index=255 alone still asserts on the blended labels");
+    set_hint(r, "interpolated_void", hint);
+    return true;
 }
 
 void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r)
@@ -49,7 +75,7 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
         snprintf(hint, sizeof hint, "label %lld is beyond any vocabulary: the labels are corrupt "
                  "(an overflowed or uninitialized buffer, or int32/int64 confusion)", hi);
         set_hint(r, "corrupt_labels", hint);
-    } else if (st->n_ge_c > 0) {
+    } else if (!hint_interpolated_void(c, p, st, r) && st->n_ge_c > 0) {
         snprintf(hint, sizeof hint, "labels go up to %lld but the model has %lld classes: the "
                  "data has more classes than the head (make the head num_classes >= %lld)", hi, C, hi + 1);
         set_hint(r, "too_many_classes", hint);

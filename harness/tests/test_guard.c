@@ -35,11 +35,35 @@ static void label_mistakes_get_their_hints(void **state)
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 255, 3, 255]", ""), "label_out_of_range", "void_255");
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, -1, 3, 2]", ""), "label_out_of_range", "negative_labels");
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 9, 3, 2]", ""), "label_out_of_range", "too_many_classes");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 255, 300, 2]", ""), "label_out_of_range", "too_many_classes");
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ""), "label_out_of_range", "corrupt_labels");
     expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1, 3, 2]", ""), "target_dtype", "float_mask");
     expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1.5, 3, 2.25]", ""), "target_dtype", "interpolated_mask");
     expect_rejection(SEG("int64", "[1, 2, 2, 1]", "[0, 1, 3, 2]", ""), "target_shape", "extra_channel_dim");
     expect_rejection(SEG("int64", "[1, 4, 2, 2]", "{\"init\": \"onehot\"}", ""), "prob_target_dtype", "one_hot_target");
+}
+
+/* A void-255 mask resized bilinearly to 5x5 and cast to long, made with torch:
+ * F.interpolate(mask.float()[:, None], (5, 5), mode="bilinear").long(). Void
+ * blends into labels 25..50; ignore_index=255 alone still asserts on them. */
+#define RESIZED_VOID "[1, 1, 255, 28, 3, 1, 1, 255, 28, 3, 255, 255, 255, 255, 255, 25, 25, 255, 50, 27, 0, 0, 255, 27, 2]"
+#define RESIZED(extra) "{\"loss\": \"cross_entropy\"," \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 4, 5, 5], \"values\": {\"init\": \"randn\"}}," \
+    " \"target\": {\"dtype\": \"int64\", \"shape\": [1, 5, 5], \"values\": " RESIZED_VOID "}" extra "}"
+
+static void interpolated_void_is_not_more_classes(void **state)
+{
+    (void)state;
+    lf_result r = guard_of(RESIZED(""));
+    assert_string_equal(r.hint_id, "interpolated_void");
+    assert_non_null(strstr(r.hint, "ignore_index=255"));
+    assert_non_null(strstr(r.hint, "mode='nearest'"));
+    lf_result_free(&r);
+    r = guard_of(RESIZED(", \"ignore_index\": 255"));
+    assert_string_equal(r.hint_id, "interpolated_void");
+    assert_non_null(strstr(r.hint, "mode='nearest'"));
+    lf_result_free(&r);
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 255, 63, 191]", ""), "label_out_of_range", "interpolated_void");
 }
 
 static void accepted_cases_keep_their_warnings(void **state)
@@ -62,6 +86,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(label_mistakes_get_their_hints),
+        cmocka_unit_test(interpolated_void_is_not_more_classes),
         cmocka_unit_test(accepted_cases_keep_their_warnings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
