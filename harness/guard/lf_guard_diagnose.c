@@ -3,7 +3,7 @@
  * (pytorch-semantics.md section 5: 1-based labels, 255 void pixels, negative
  * labels, more classes than the head, float and interpolated masks, void
  * blended into the classes by a bilinear resize, one-hot targets, soft
- * targets that do not sum to 1, multi-label targets). */
+ * targets that do not sum to 1, multi-label targets). Warnings: lf_guard_warn.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -45,9 +45,8 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     char hint[400];
     long long C = (long long)p->C, lo = (long long)st->min_label, hi = (long long)st->max_label;
     if (c->ignore_index >= 0 && c->ignore_index < p->C && !r->warning[0])
-        snprintf(r->warning, sizeof r->warning,
-                 "ignore_index = %lld is a real class in [0, %lld): its targets are silently dropped",
-                 (long long)c->ignore_index, C);
+        lf_guard_warn(r, "ignore_index_is_class", "ignore_index = %lld is a real class in [0, %lld): its "
+                      "targets are silently dropped", (long long)c->ignore_index, C);
     if (st->n_bad == 0) return;
     long long first = (long long)st->first_bad;
     long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, st->first_bad);
@@ -100,17 +99,4 @@ void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_res
             set_hint(r, "wrong_target_dtype", "probability targets must be floating point: target.float(); "
                      "class indices have no class dimension");
     }
-}
-
-void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r)
-{
-    if (st->n_rows_multi_hot > 0)
-        snprintf(r->warning, sizeof r->warning, "%lld target rows have several 1s: multi-label targets "
-                 "belong to binary_cross_entropy_with_logits, not cross_entropy", (long long)st->n_rows_multi_hot);
-    else if (st->n_rows_off_sum > 0)
-        snprintf(r->warning, sizeof r->warning, "%lld of %lld probability rows do not sum to 1 (first: row %lld); "
-                 "PyTorch accepts them, but soft targets (CutMix/Mixup) should be normalized",
-                 (long long)st->n_rows_off_sum, (long long)(p->N * p->S), (long long)st->first_row_off_sum);
-    else if (st->n_negative_prob > 0)
-        snprintf(r->warning, sizeof r->warning, "%lld target probabilities are negative", (long long)st->n_negative_prob);
 }

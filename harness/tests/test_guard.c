@@ -75,10 +75,12 @@ static void accepted_cases_keep_their_warnings(void **state)
     r = guard_of(SEG("int64", "[1, 2, 2]", "[0, 1, 3, 2]", ", \"ignore_index\": 2"));
     assert_int_equal(r.kind, LF_OUTCOME_OK);
     assert_non_null(strstr(r.warning, "is a real class"));
+    assert_string_equal(r.warning_id, "ignore_index_is_class");
     lf_result_free(&r);
     r = guard_of(SEG("float32", "[1, 4, 2, 2]", "{\"init\": \"uniform\", \"seed\": 2}", ""));
     assert_int_equal(r.kind, LF_OUTCOME_OK); /* soft targets not summing to 1: PyTorch accepts */
     assert_non_null(strstr(r.warning, "do not sum to 1"));
+    assert_string_equal(r.warning_id, "soft_targets_not_normalized");
     lf_result_free(&r);
 }
 
