@@ -53,6 +53,7 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
         return false;
     }
     if (p->path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, p, &st, r);
+    else if (lf_guard_all_one_hot(p, &st)) lf_guard_warn_one_hot(c, be, p, r);
     else lf_guard_warn_probs(p, &st, r);
     return r->kind != LF_OUTCOME_HOST_ERROR;
 }
