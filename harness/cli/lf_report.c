@@ -55,6 +55,7 @@ static json_t *result_json(const lf_result *r, bool is_guard)
         json_object_set_new(o, "hint", str_or_null(r->hint));
         json_object_set_new(o, "hint_id", str_or_null(r->hint_id));
         json_object_set_new(o, "warning", str_or_null(r->warning));
+        json_object_set_new(o, "warning_id", str_or_null(r->warning_id));
         if (r->index >= 0 && r->kind != LF_OUTCOME_OK) {
             json_object_set_new(o, "index", json_integer(r->index));
             json_object_set_new(o, "offending_value", json_integer(r->value));

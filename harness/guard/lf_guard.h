@@ -21,6 +21,12 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
 void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r);
 void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_result *r);
 void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r);
+/* Every probability row one-hot: PyTorch's probability path, rarely what was
+ * meant; the warning gives the class-index loss where the two differ. */
+bool lf_guard_all_one_hot(const lf_problem *p, const lf_target_stats *st);
+void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_problem *p, lf_result *r);
+/* Sets r's warning and its stable id (warning_id), replacing any earlier one. */
+void lf_guard_warn(lf_result *r, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Validation alone (host checks, the device pass, the diagnosis): true when
  * the call is accepted (p is then its problem; r may hold warnings). */

@@ -152,8 +152,8 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
 {
     *needs_data = false;
     if (!(c->label_smoothing >= 0) && c->loss == LF_LOSS_CROSS_ENTROPY)
-        snprintf(r->warning, sizeof r->warning, "label_smoothing = %g is ignored: PyTorch applies it only when "
-                 "it is > 0", c->label_smoothing);
+        lf_guard_warn(r, "label_smoothing_ignored", "label_smoothing = %g is ignored: PyTorch applies it "
+                      "only when it is > 0", c->label_smoothing);
     memset(p, 0, sizeof *p);
     if (c->reduction == LF_REDUCTION_INVALID)
         return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",

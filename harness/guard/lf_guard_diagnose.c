@@ -1,8 +1,9 @@
 /* lf_guard_diagnose.c - from the device pass over the targets to a verdict a
  * person can act on: which element is wrong, and the likely reason
  * (pytorch-semantics.md section 5: 1-based labels, 255 void pixels, negative
- * labels, more classes than the head, float and interpolated masks, one-hot
- * targets, soft targets that do not sum to 1, multi-label targets). */
+ * labels, more classes than the head, float and interpolated masks, void
+ * blended into the classes by a bilinear resize, one-hot targets, soft
+ * targets that do not sum to 1, multi-label targets). Warnings: lf_guard_warn.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,14 +15,38 @@ static void set_hint(lf_result *r, const char *id, const char *text)
     snprintf(r->hint, sizeof r->hint, "%s", text);
 }
 
+/* Void blended into the classes: a void-255 mask resized with mode='bilinear'
+ * and cast to long keeps 255 inside void regions and turns their borders into
+ * labels between C and 254, which are neither a class nor void. With 255 not
+ * ignored, 255 is the largest label beside them; with ignore_index=255, they
+ * are what is left. A head too small for its dataset looks the same, so the
+ * hint says that too. */
+static bool hint_interpolated_void(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r)
+{
+    char hint[sizeof r->hint];
+    long long C = (long long)p->C;
+    if (C >= 255 || st->n_negative > 0) return false;
+    bool void_ignored = c->ignore_index == 255 && st->n_ignored > 0;
+    long long blended = (long long)(st->n_ge_c - st->n_eq_255);
+    if (void_ignored ? st->max_label > 254 : !(st->n_eq_255 > 0 && st->max_label == 255 && blended > 0))
+        return false;
+    snprintf(hint, sizeof hint, "%s%lld label%s between %lld and 254: a void-255 mask resized with "
+             "mode='bilinear' and cast to long blends void into the classes. Resize masks with "
+             "mode='nearest'%s. If they are classes of a larger dataset instead, the head is too small",
+             void_ignored ? "ignore_index=255 skips the void pixels, but " : "beside the void label 255, ",
+             blended, blended == 1 ? " lies" : "s lie", C,
+             void_ignored ? "" : " and pass ignore_index=255; ignore_index=255 alone still asserts on the blended labels");
+    set_hint(r, "interpolated_void", hint);
+    return true;
+}
+
 void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r)
 {
     char hint[400];
     long long C = (long long)p->C, lo = (long long)st->min_label, hi = (long long)st->max_label;
     if (c->ignore_index >= 0 && c->ignore_index < p->C && !r->warning[0])
-        snprintf(r->warning, sizeof r->warning,
-                 "ignore_index = %lld is a real class in [0, %lld): its targets are silently dropped",
-                 (long long)c->ignore_index, C);
+        lf_guard_warn(r, "ignore_index_is_class", "ignore_index = %lld is a real class in [0, %lld): its "
+                      "targets are silently dropped", (long long)c->ignore_index, C);
     if (st->n_bad == 0) return;
     long long first = (long long)st->first_bad;
     long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, st->first_bad);
@@ -49,7 +74,7 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
         snprintf(hint, sizeof hint, "label %lld is beyond any vocabulary: the labels are corrupt "
                  "(an overflowed or uninitialized buffer, or int32/int64 confusion)", hi);
         set_hint(r, "corrupt_labels", hint);
-    } else if (st->n_ge_c > 0) {
+    } else if (!hint_interpolated_void(c, p, st, r) && st->n_ge_c > 0) {
         snprintf(hint, sizeof hint, "labels go up to %lld but the model has %lld classes: the "
                  "data has more classes than the head (make the head num_classes >= %lld)", hi, C, hi + 1);
         set_hint(r, "too_many_classes", hint);
@@ -74,17 +99,4 @@ void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_res
             set_hint(r, "wrong_target_dtype", "probability targets must be floating point: target.float(); "
                      "class indices have no class dimension");
     }
-}
-
-void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r)
-{
-    if (st->n_rows_multi_hot > 0)
-        snprintf(r->warning, sizeof r->warning, "%lld target rows have several 1s: multi-label targets "
-                 "belong to binary_cross_entropy_with_logits, not cross_entropy", (long long)st->n_rows_multi_hot);
-    else if (st->n_rows_off_sum > 0)
-        snprintf(r->warning, sizeof r->warning, "%lld of %lld probability rows do not sum to 1 (first: row %lld); "
-                 "PyTorch accepts them, but soft targets (CutMix/Mixup) should be normalized",
-                 (long long)st->n_rows_off_sum, (long long)(p->N * p->S), (long long)st->first_row_off_sum);
-    else if (st->n_negative_prob > 0)
-        snprintf(r->warning, sizeof r->warning, "%lld target probabilities are negative", (long long)st->n_negative_prob);
 }

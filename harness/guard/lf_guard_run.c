@@ -53,6 +53,7 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
         return false;
     }
     if (p->path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, p, &st, r);
+    else if (lf_guard_all_one_hot(p, &st)) lf_guard_warn_one_hot(c, be, p, r);
     else lf_guard_warn_probs(p, &st, r);
     return r->kind != LF_OUTCOME_HOST_ERROR;
 }
@@ -67,11 +68,13 @@ void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
         lf_result_error(r, "backend_error", "RuntimeError", "%s", err);
         return;
     }
-    char warning[sizeof r->warning];
+    char warning[sizeof r->warning], warning_id[sizeof r->warning_id];
     memcpy(warning, r->warning, sizeof warning);
+    memcpy(warning_id, r->warning_id, sizeof warning_id);
     int rc = be->guarded_forward(&p, &call.b);
     if (rc || !lf_device_call_collect(be, c, &p, &call, r))
         lf_result_error(r, "backend_error", "RuntimeError", "%s backend failed (code %d)", be->name, rc);
     memcpy(r->warning, warning, sizeof warning);
+    memcpy(r->warning_id, warning_id, sizeof warning_id);
     lf_device_call_close(be, &call);
 }
