@@ -18,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (lf_fuzz_judge_expectations == 0) { /* a mutated case keeps stale `expect` keys */
         c.expect = LF_OUTCOME_NONE;
         c.expect_error[0] = 0;
+        c.expect_hint[0] = 0;
         free(c.expect_value);
         c.expect_value = NULL;
     }

@@ -68,6 +68,7 @@ typedef struct {
     bool has_ignore_index, has_reduction, has_label_smoothing;
     lf_outcome_kind expect;                /* LF_OUTCOME_NONE when the file gives none */
     char expect_error[48];                 /* optional expected error class */
+    char expect_hint[32];                  /* optional expected guard hint id (a user's repro keeps it) */
     double *expect_value;                  /* optional expected result (PyTorch's numbers) */
     int64_t n_expect_value;
     bool expect_value_scalar;              /* written as a number, not a list */

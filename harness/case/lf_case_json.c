@@ -179,7 +179,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
     static const char *const keys[] = {"loss", "note", "input", "target", "weight", "pos_weight",
                                        "ignore_index", "reduction", "label_smoothing", "expect",
-                                       "expect_error", "expect_value", NULL};
+                                       "expect_error", "expect_hint", "expect_value", NULL};
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
     if (!check_keys(root, "case", keys, e)) return false;
     json_t *v = json_object_get(root, "loss");
@@ -223,6 +223,11 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->expect_error)
             return fail(e, "expect_error: expected an error class name");
         strcpy(c->expect_error, json_string_value(v));
+    }
+    if ((v = json_object_get(root, "expect_hint"))) {
+        if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->expect_hint)
+            return fail(e, "expect_hint: expected a hint id");
+        strcpy(c->expect_hint, json_string_value(v));
     }
     if ((v = json_object_get(root, "expect_value")) && !parse_expect_value(v, c, e)) return false;
     return check_options_fit_loss(root, c, e);

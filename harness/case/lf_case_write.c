@@ -116,6 +116,7 @@ char *lf_case_to_json(const lf_case *c)
     }
     if (c->expect) put(&b, ",\n \"expect\": \"%s\"", lf_outcome_name(c->expect));
     if (c->expect_error[0]) { put(&b, ",\n \"expect_error\": "); put_string(&b, c->expect_error); }
+    if (c->expect_hint[0]) { put(&b, ",\n \"expect_hint\": "); put_string(&b, c->expect_hint); }
     if (c->expect_value) {
         put(&b, ",\n \"expect_value\": %s", c->expect_value_scalar ? "" : "[");
         for (int64_t i = 0; i < c->n_expect_value; i++) {

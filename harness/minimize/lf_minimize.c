@@ -42,6 +42,7 @@ static void signature_in_process(const lf_case *c, const lf_backend *be, char *o
     lf_case probe = *c; /* the recorded expectations must not decide the signature */
     probe.expect = LF_OUTCOME_NONE;
     probe.expect_error[0] = 0;
+    probe.expect_hint[0] = 0;
     probe.expect_value = NULL;
     lf_oracle_check(&probe, be, &v);
     if (v.finding) snprintf(out, len, "%s", v.finding_class);
@@ -302,6 +303,10 @@ void lf_make_regression(lf_case *c, const char *signature)
     lf_spec_run(c, &spec);
     c->expect = spec.kind;
     snprintf(c->expect_error, sizeof c->expect_error, "%s", spec.error);
+    /* an outcome's signature ends with the guard's hint (lf_signature_of): the regression keeps it */
+    const char *hint = lf_signature_is_finding(signature) ? NULL : strchr(signature, '/');
+    hint = hint ? strchr(hint + 1, '/') : NULL;
+    snprintf(c->expect_hint, sizeof c->expect_hint, "%s", hint ? hint + 1 : "");
     snprintf(c->note, sizeof c->note, "minimized by lossfuzz; signature %s", signature);
     lf_result_free(&spec);
     free(c->expect_value);

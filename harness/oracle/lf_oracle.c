@@ -115,6 +115,10 @@ static void judge(const lf_case *c, lf_verdict *v)
     } else if (c->expect_error[0] && strcmp(c->expect_error, s->error)) {
         snprintf(cls, sizeof cls, "expect-mismatch/%s", c->expect_error);
         found(v, cls, "the case expects error %s, the spec says %s", c->expect_error, s->error[0] ? s->error : "none");
+    } else if (c->expect_hint[0] && strcmp(c->expect_hint, g->hint_id)) {
+        snprintf(cls, sizeof cls, "expect-mismatch/hint-%s", c->expect_hint);
+        found(v, cls, "the case expects the guard's hint %s, the guard gives %s", c->expect_hint,
+              g->hint_id[0] ? g->hint_id : "none");
     } else if (c->expect_value && s->kind == LF_OUTCOME_OK) {
         expect_values(c, v);
     }

@@ -2,7 +2,8 @@
 # repro_save_test.sh LOSSFUZZ - `repro --save` and `minimize` on a user's dump
 # keep what was diagnosed: the saved regression has the batch's outcome, error
 # class and hint (even where one position of the batch shows another hint), the
-# input's rank and classes, and no empty dim; it passes `lossfuzz check`. A
+# input's rank and classes, and no empty dim; it records the hint in
+# `expect_hint` and passes `lossfuzz check`. A
 # batch PyTorch accepts is not saved (exit 2, nothing written). Dumps are
 # written with NumPy (Debian's python3-numpy, /usr/bin/python3); skips (77)
 # without it.
@@ -46,6 +47,8 @@ case = json.load(open(sys.argv[1])); x = np.load(sys.argv[2])["input"]; want = s
 shape = case["input"]["shape"]
 problems = []
 if not case["note"].endswith("signature " + want): problems.append("note %r, want signature %s" % (case["note"], want))
+hint = want.split("/")[2] if want.count("/") == 2 else None
+if case.get("expect_hint") != hint: problems.append("expect_hint %r, want %r" % (case.get("expect_hint"), hint))
 if len(shape) != x.ndim or shape[1] != x.shape[1]: problems.append("input %s, batch %s: rank or classes changed" % (shape, list(x.shape)))
 if 0 in shape or 0 in case["target"]["shape"]: problems.append("an empty dim: %s, %s" % (shape, case["target"]["shape"]))
 if problems: sys.exit("; ".join(problems))
