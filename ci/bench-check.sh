@@ -8,7 +8,7 @@ lf=${1:-build/lossfuzz}
 n=${2:-2000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-/usr/bin/python3 "$(dirname "$0")/conformance.py" --dry-run --cases "$n" --workdir "$dir" >/dev/null || true
+"$("$(dirname "$0")/find-python.sh")" "$(dirname "$0")/conformance.py" --dry-run --cases "$n" --workdir "$dir" >/dev/null || true
 count=$(ls "$dir"/*.json | wc -l)
 times=""
 for i in 1 2 3 4 5; do

@@ -7,9 +7,9 @@ the exact values of its tensors, runs torch on it, runs
 `lossfuzz check --json FILE...` over all files, and compares lossfuzz's
 spec / reference / guard results with torch's outcome.
 
-    /usr/bin/python3 ci/conformance.py --lossfuzz build/lossfuzz
+    "$(ci/find-python.sh)" ci/conformance.py --lossfuzz build/lossfuzz
         [--cases 2000] [--seed 1] [--workdir DIR] [--keep] [--verbose]
-    /usr/bin/python3 ci/conformance.py --dry-run [--cases N] [--seed S]
+    "$(ci/find-python.sh)" ci/conformance.py --dry-run [--cases N] [--seed S]
 
 Exit status: 0 no disagreements (outside KNOWN_DIFFERENCES), 1 some,
 2 usage error or lossfuzz binary missing, 77 torch not importable (skipped).
@@ -895,6 +895,7 @@ def main(argv=None):
     if IMPORT_ERROR is not None:
         print("SKIP: cannot import torch/numpy: %s" % IMPORT_ERROR)
         return 77
+    print("python: %s, torch %s" % (sys.executable, torch.__version__))
     torch.set_num_threads(1)
     LOSS_FNS = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits}
     workdir, keep = make_workdir(args)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record PyTorch's result in case files as `expect_value`.
 
-    /usr/bin/python3 ci/record_expect.py --lossfuzz build/lossfuzz regressions/*.json
+    "$(ci/find-python.sh)" ci/record_expect.py --lossfuzz build/lossfuzz regressions/*.json
 
 For each case that PyTorch computes (outcome ok) and whose result agrees with
 lossfuzz's spec within the spec's tolerance, writes PyTorch's numbers into the

@@ -16,6 +16,8 @@ for variant in "" --sanitize; do
     [ -z "$variant" ] || dir=build-asan
     echo "== ctest ($dir) =="
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
+    # ctest hides a skipped test's output: show why each one skipped.
+    awk '/ Testing: / {name = $3} /^SKIP: / {print "skipped " name ": " substr($0, 7)}' "$dir/Testing/Temporary/LastTest.log"
     total=$((total + $(ctest --test-dir "$dir" -N | sed -n 's/^Total Tests: //p')))
 done
 echo "== planted bugs =="

@@ -9,7 +9,7 @@
 
 #include "lf_dtype.h"
 
-#define LF_MAX_DIMS 8                      /* inputs are at most 5-D; targets may carry extra dims */
+#define LF_MAX_DIMS 8                      /* inputs and targets up to 8-D (PyTorch takes more; cases rarely need it) */
 #define LF_MAX_NUMEL ((int64_t)1 << 28)    /* per tensor; larger shapes are refused, not allocated */
 
 /* The per-tensor element limit in force (LF_MAX_NUMEL unless lowered, as the

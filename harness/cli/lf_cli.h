@@ -30,14 +30,15 @@ int lf_cli_next_option(int argc, char **argv, const struct option *opts, const c
 
 void lf_cli_print_version(void);
 
-/* Progress on stderr for a case large enough to take seconds: its size once
- * loaded, the oracle's stages with their times (lf_oracle_check_progress's
- * callback), and a heartbeat line every few seconds, from begin to end. */
+/* Progress on stderr for a case that takes seconds: its size once loaded, the
+ * oracle's stages with their times (lf_oracle_check_progress's callback), and
+ * a heartbeat line every few seconds, from begin to end ($LOSSFUZZ_PROGRESS:
+ * always, never, or by default once a case has taken a second). */
 typedef struct {
     const char *command, *file;
     double start_ms, stage_ms;
     const char *stage;
-    bool on;
+    int mode;              /* 1 always, -1 never, 0 auto */
 } lf_cli_progress;
 double lf_cli_now_ms(void);
 void lf_cli_progress_begin(lf_cli_progress *p, const char *command, const char *file);

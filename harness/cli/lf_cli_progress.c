@@ -1,8 +1,11 @@
-/* lf_cli_progress.c - signs of life on a long case: its size and cost once
- * it is loaded, each stage's time, and a heartbeat every few seconds from a
- * timer (loading a generated 2^28-element case alone takes 13 s). */
+/* lf_cli_progress.c - signs of life on a long case: its size once loaded,
+ * each stage's time, and a heartbeat every few seconds from a timer (loading
+ * a generated 2^28-element case alone takes 13 s). LOSSFUZZ_PROGRESS=always
+ * shows them for every case, =never for none; by default they start once a
+ * case has taken a second. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
@@ -10,8 +13,7 @@
 
 #include "lf_cli.h"
 
-#define PROGRESS_MIN_ELEMENTS ((int64_t)1 << 22) /* about half a second of checking */
-#define BYTES_PER_ELEMENT 12.0                  /* measured (lf_case.c) */
+#define AUTO_AFTER_MS 1000.0  /* auto mode: quiet for cases that take less */
 #define HEARTBEAT_SECONDS 5
 
 double lf_cli_now_ms(void)
@@ -60,41 +62,51 @@ static void arm(bool on)
     setitimer(ITIMER_REAL, &t, NULL);
 }
 
+/* LOSSFUZZ_PROGRESS: always, never, or (default) auto: once a case has taken a second. */
+static int progress_mode(void)
+{
+    const char *m = getenv("LOSSFUZZ_PROGRESS");
+    return !m || !*m ? 0 : !strcmp(m, "always") ? 1 : !strcmp(m, "never") ? -1 : 0;
+}
+
 void lf_cli_progress_begin(lf_cli_progress *p, const char *command, const char *file)
 {
     memset(p, 0, sizeof *p);
     p->command = command;
     p->file = file;
+    p->mode = progress_mode();
     p->start_ms = p->stage_ms = lf_cli_now_ms();
+    if (p->mode < 0) return;
     set_heartbeat(p, "loading");
     heartbeat_ticks = 0;
     arm(true);
 }
 
+static bool showing(const lf_cli_progress *p, double now)
+{
+    return p->mode > 0 || (p->mode == 0 && now - p->start_ms >= AUTO_AFTER_MS);
+}
+
 void lf_cli_progress_loaded(lf_cli_progress *p, const lf_case *c)
 {
     p->stage_ms = lf_cli_now_ms();
-    int64_t n = c->input.numel + c->target.numel;
-    p->on = n >= PROGRESS_MIN_ELEMENTS;
-    if (p->on)
-        fprintf(stderr, "lossfuzz %s: %s: %lld elements, about %.1f GiB to check, loaded in %.1f s; checking\n",
-                p->command, p->file, (long long)n, (double)n * BYTES_PER_ELEMENT / (1 << 30),
-                (p->stage_ms - p->start_ms) / 1e3);
+    if (showing(p, p->stage_ms))
+        fprintf(stderr, "lossfuzz %s: %s: %lld elements, loaded in %.1f s\n", p->command, p->file,
+                (long long)(c->input.numel + c->target.numel), (p->stage_ms - p->start_ms) / 1e3);
 }
 
 void lf_cli_progress_stage(void *progress, const char *stage)
 {
     lf_cli_progress *p = progress;
     double t = lf_cli_now_ms();
-    if (p->on && p->stage) fprintf(stderr, "lossfuzz %s: %s: %s done in %.1f s\n", p->command, p->file, p->stage, (t - p->stage_ms) / 1e3);
-    if (p->on && !stage) fprintf(stderr, "lossfuzz %s: %s: checked in %.1f s\n", p->command, p->file, (t - p->start_ms) / 1e3);
-    if (stage) set_heartbeat(p, stage);
+    if (showing(p, t) && p->stage) fprintf(stderr, "lossfuzz %s: %s: %s done in %.1f s\n", p->command, p->file, p->stage, (t - p->stage_ms) / 1e3);
+    if (showing(p, t) && !stage) fprintf(stderr, "lossfuzz %s: %s: done in %.1f s\n", p->command, p->file, (t - p->start_ms) / 1e3);
+    if (stage && p->mode >= 0) set_heartbeat(p, stage);
     p->stage = stage;
     p->stage_ms = t;
 }
 
 void lf_cli_progress_end(lf_cli_progress *p)
 {
-    (void)p;
-    arm(false);
+    if (p->mode >= 0) arm(false);
 }

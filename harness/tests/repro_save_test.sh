@@ -5,12 +5,11 @@
 # input's rank and classes, and no empty dim; it records the hint in
 # `expect_hint` and passes `lossfuzz check`. A
 # batch PyTorch accepts is not saved (exit 2, nothing written). Dumps are
-# written with NumPy (Debian's python3-numpy, /usr/bin/python3); skips (77)
+# written with NumPy (Debian's python3-numpy, found by ci/find-python.sh); skips (77)
 # without it.
 set -u
 lf=$1
-py=/usr/bin/python3
-"$py" -c 'import numpy' 2>/dev/null || { echo "SKIP: numpy is not installed for $py"; exit 77; }
+py=$("$(dirname "$0")/../../ci/find-python.sh" numpy 2>&1) || { echo "SKIP: $py"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$py" - "$dir" <<'PY' || exit 1

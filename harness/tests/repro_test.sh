@@ -1,12 +1,11 @@
 #!/bin/bash
 # repro_test.sh LOSSFUZZ - end to end: dumps written by real PyTorch and NumPy
-# (Debian's python3-torch / python3-numpy, /usr/bin/python3) with the README's
+# (Debian's python3-torch / python3-numpy, found by ci/find-python.sh) with the README's
 # one-liners are reproduced, diagnosed with the right hint, and saved as
 # regressions that pass `lossfuzz check`. Skips (77) without numpy.
 set -u
 lf=$1
-py=/usr/bin/python3
-"$py" -c 'import numpy' 2>/dev/null || { echo "SKIP: numpy is not installed for $py"; exit 77; }
+py=$("$(dirname "$0")/../../ci/find-python.sh" numpy 2>&1) || { echo "SKIP: $py"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$py" - "$dir" <<'PY' || exit 1
