@@ -27,3 +27,18 @@ int lf_cli_next_option(int argc, char **argv, const struct option *opts, const c
 }
 
 void lf_cli_print_version(void) { printf("lossfuzz %s\n", LF_VERSION); }
+
+bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
+{
+    if (lf_target_parse(name, out) && *out != LF_TARGET_RAW) return true;
+    fprintf(stderr, "lossfuzz %s: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", command, name);
+    return false;
+}
+
+const lf_backend *lf_cli_backend(const char *command, const char *name)
+{
+    const char *why;
+    const lf_backend *be = lf_backend_find(name, &why);
+    if (!be) fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, name, why);
+    return be;
+}

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "lf_fuzz.h"
 #include "lf_oracle.h"
 
 /* When a run has both findings and unusable files, 2 wins: the run did not check everything. */
@@ -29,6 +30,12 @@ int lf_cmd_repro(int argc, char **argv);
 int lf_cli_next_option(int argc, char **argv, const struct option *opts, const char *usage);
 
 void lf_cli_print_version(void);
+
+/* --target T: a fuzz target whose crash files a command may read. false: the
+ * problem is printed, naming the command. */
+bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
+/* --backend B: the backend, or NULL after printing why it cannot be had. */
+const lf_backend *lf_cli_backend(const char *command, const char *name);
 
 /* Progress on stderr for a case that takes seconds: its size once loaded, the
  * oracle's stages with their times (lf_oracle_check_progress's callback), and

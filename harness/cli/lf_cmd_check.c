@@ -66,7 +66,7 @@ int lf_cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"backend", required_argument, NULL, 'b'}, {"json", no_argument, NULL, 'j'},
                                          {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
-    const char *backend_name = "sim", *why;
+    const char *backend_name = "sim";
     bool json = false;
     lf_target target = LF_TARGET_COUNT;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
@@ -74,13 +74,10 @@ int lf_cmd_check(int argc, char **argv)
         if (o == '?') return LF_EXIT_UNUSABLE;
         if (o == 'b') backend_name = optarg;
         else if (o == 'j') json = true;
-        else if (o == 't' && !lf_target_parse(optarg, &target)) {
-            fprintf(stderr, "lossfuzz check: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", optarg);
-            return LF_EXIT_UNUSABLE;
-        }
+        else if (o == 't' && !lf_cli_parse_target("check", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
-    const lf_backend *be = lf_backend_find(backend_name, &why);
-    if (!be) { fprintf(stderr, "lossfuzz check: backend \"%s\": %s\n", backend_name, why); return LF_EXIT_UNUSABLE; }
+    const lf_backend *be = lf_cli_backend("check", backend_name);
+    if (!be) return LF_EXIT_UNUSABLE;
     if (optind == argc) { fprintf(stderr, "lossfuzz check: no case files given\n%s", usage); return LF_EXIT_UNUSABLE; }
     tally t = {0, 0, 0};
     for (int i = optind; i < argc; i++) {

@@ -85,21 +85,18 @@ int lf_cmd_minimize(int argc, char **argv)
 {
     static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
                                          {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
-    const char *out_dir = "regressions", *backend_name = "sim", *why;
+    const char *out_dir = "regressions", *backend_name = "sim";
     lf_target target = LF_TARGET_COUNT;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
         if (o == 'o') out_dir = optarg;
         else if (o == 'b') backend_name = optarg;
-        else if (o == 't' && !lf_target_parse(optarg, &target)) {
-            fprintf(stderr, "lossfuzz minimize: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", optarg);
-            return LF_EXIT_UNUSABLE;
-        }
+        else if (o == 't' && !lf_cli_parse_target("minimize", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
-    const lf_backend *be = lf_backend_find(backend_name, &why);
+    const lf_backend *be = lf_cli_backend("minimize", backend_name);
     struct stat st;
-    if (!be) { fprintf(stderr, "lossfuzz minimize: backend \"%s\": %s\n", backend_name, why); return LF_EXIT_UNUSABLE; }
+    if (!be) return LF_EXIT_UNUSABLE;
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "lossfuzz minimize: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
         return LF_EXIT_UNUSABLE;

@@ -162,7 +162,7 @@ int lf_cmd_repro(int argc, char **argv)
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"save", no_argument, NULL, 's'},
                                          {"out", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
                                          {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
-    const char *backend_name = "sim", *out_dir = "regressions", *why;
+    const char *backend_name = "sim", *out_dir = "regressions";
     bool json = false, save = false;
     lf_target target = LF_TARGET_COUNT;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
@@ -172,13 +172,10 @@ int lf_cmd_repro(int argc, char **argv)
         else if (o == 's') save = true;
         else if (o == 'o') out_dir = optarg;
         else if (o == 'b') backend_name = optarg;
-        else if (o == 't' && !lf_target_parse(optarg, &target)) {
-            fprintf(stderr, "lossfuzz repro: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", optarg);
-            return LF_EXIT_UNUSABLE;
-        }
+        else if (o == 't' && !lf_cli_parse_target("repro", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
-    const lf_backend *be = lf_backend_find(backend_name, &why);
-    if (!be) { fprintf(stderr, "lossfuzz repro: backend \"%s\": %s\n", backend_name, why); return LF_EXIT_UNUSABLE; }
+    const lf_backend *be = lf_cli_backend("repro", backend_name);
+    if (!be) return LF_EXIT_UNUSABLE;
     struct stat st;
     if (save && (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "lossfuzz repro: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);

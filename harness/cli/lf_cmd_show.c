@@ -25,10 +25,7 @@ int lf_cmd_show(int argc, char **argv)
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
         if (o == 'v') values = true;
-        else if (o == 't' && !lf_target_parse(optarg, &target)) {
-            fprintf(stderr, "lossfuzz show: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", optarg);
-            return LF_EXIT_UNUSABLE;
-        }
+        else if (o == 't' && !lf_cli_parse_target("show", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
     if (argc - optind != 1) {
         fprintf(stderr, "lossfuzz show: %s\n%s", optind == argc ? "no case file given" : "one file at a time", usage);
