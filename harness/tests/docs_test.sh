@@ -1,0 +1,52 @@
+#!/bin/bash
+# docs_test.sh LOSSFUZZ SRC - the docs say what the code does: every ci/ script
+# the READMEs name exists; every option a README's `lossfuzz COMMAND [...]`
+# synopsis shows is in that command's --help, and the reverse; the input ranks
+# the README gives match LF_MAX_DIMS; the guard's hint ids are listed; and
+# ci/find-python.sh picks a python3 with torch over one on PATH without it.
+set -u
+lf=$1 src=$2
+passed=0 failed=0
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+ok() { passed=$((passed + 1)); }
+readmes="$src/README.md $src/fuzzers/README.md"
+
+for script in $(grep -ohE '\bci/[a-z_.-]+\.(sh|py)' $readmes | sort -u); do
+    [ -f "$src/$script" ] && ok || fail "README names $script, which does not exist"
+done
+# An option a script is told to take must be one it parses.
+grep -rhoE 'ci/[a-z-]+\.sh --[a-z-]+' "$src/ci" "$src/README.md" | sort -u | while read -r script opt; do
+    grep -q -- "$opt)" "$src/$script" || echo "FAIL $script is given $opt, which it does not take"
+done | grep FAIL && failed=$((failed + 1)) || ok
+
+for cmd in check show repro minimize encode; do
+    synopsis=$(grep -ohE "lossfuzz $cmd \[[^\`]*" "$src/README.md" | head -1)
+    [ -n "$synopsis" ] || continue
+    help=$("$lf" $cmd --help)
+    for opt in $(grep -oE -- '--[a-z]+' <<<"$synopsis" | sort -u); do
+        grep -q -- "$opt" <<<"$help" && ok || fail "README shows $cmd $opt; lossfuzz $cmd --help lacks it"
+    done
+    for opt in $(grep -oE -- '^ *--[a-z]+' <<<"$help" | tr -d ' ' | sort -u); do
+        grep -q -- "$opt" <<<"$synopsis" && ok || fail "lossfuzz $cmd takes $opt; the README's synopsis lacks it"
+    done
+done
+
+dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/case/lf_case.h")
+grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
+
+for id in $(grep -rhoE '(set_hint\(r, |reject\(r, "[a-z_]+", )"[a-z_0-9]+"' "$src/harness/guard" | grep -oE '"[a-z_0-9]+"$' | tr -d '"' | sort -u); do
+    grep -qw -- "$id" "$src/README.md" && ok || fail "hint $id is not in the README"
+done
+
+# A python3 on PATH without torch must not hide the one that has it.
+torch_py=$("$src/ci/find-python.sh" torch 2>/dev/null)
+if [ -n "$torch_py" ]; then
+    fake=$(mktemp -d)
+    printf '#!/bin/sh\nexit 1\n' >"$fake/python3"
+    chmod +x "$fake/python3"
+    got=$(PATH="$fake:$PATH" "$src/ci/find-python.sh" torch 2>/dev/null)
+    rm -rf "$fake"
+    [ "$got" = "$torch_py" ] && ok || fail "find-python.sh picked '$got' with a torch-less python3 first on PATH"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
