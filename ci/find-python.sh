@@ -7,7 +7,10 @@
 [ $# -gt 0 ] || set -- torch numpy
 imports=$(printf 'import %s;' "$@")
 tried=""
-for py in ${LF_PYTHON:-} "$(command -v python3 2>/dev/null)" /usr/bin/python3 /usr/local/bin/python3; do
+if [ -n "${LF_PYTHON:-}" ] && ! "$LF_PYTHON" -c "$imports" >/dev/null 2>&1; then
+    echo "find-python: LF_PYTHON=$LF_PYTHON does not import $*; trying others" >&2
+fi
+for py in "${LF_PYTHON:-}" "$(command -v python3 2>/dev/null)" /usr/bin/python3 /usr/local/bin/python3; do
     [ -n "$py" ] && [ -x "$py" ] || continue
     case " $tried " in *" $py "*) continue ;; esac
     tried="$tried $py"

@@ -92,10 +92,12 @@ else
         afl-fuzz -i "$seeds" -o "$work/afl" -V "$seconds" -x "$dict" -t 10000 -- "$bin" 2>&1 |
         grep --line-buffered -E 'execs|crash|saved|DEDUP|PROGRAM ABORT|Fuzzing test case' || true
     execs=$(awk -F: '/^execs_done/ {gsub(/ /, "", $2); print $2}' "$work/afl/default/fuzzer_stats" 2>/dev/null || echo 0)
-    # afl/ is started afresh by the next campaign: keep its crash inputs with the findings.
-    for crash in "$work"/afl/default/crashes/id:*; do
-        [ -e "$crash" ] || continue
-        cp "$crash" "$work/findings/afl-crash-$(sha1sum "$crash" | cut -c1-16)"
+    # afl/ is started afresh by the next campaign: keep its crash and hang inputs with the findings.
+    for kind in crash hang; do
+        for input in "$work"/afl/default/${kind}s/id:*; do
+            [ -e "$input" ] || continue
+            cp "$input" "$work/findings/afl-$kind-$(sha1sum "$input" | cut -c1-16)"
+        done
     done
 fi
 elapsed=$(($(date +%s) - start))
@@ -109,10 +111,12 @@ fi
 # a JSON case for each of its findings; a crash the oracle never saw (an ASan
 # report from inside a kernel) is only in the engine's crash files, so those
 # are minimized too, into a scratch directory, and kept when their signature is
-# a crash of a class not reported yet. A crash file lossfuzz cannot minimize (a
-# loader target's) is reported as it is: nothing found is dropped.
+# a crash of a class not reported yet. A finding lossfuzz cannot minimize (a
+# loader target's crash, one it does not reproduce, a timeout, an out-of-memory
+# or a leak) is reported by its raw input: nothing found is dropped.
 repros=()
 classes=()
+keep() { repros+=("$1"); classes+=("$2"); }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 minimize() { # FILE DIR: prints the signature and the repro's path
@@ -122,21 +126,26 @@ minimize() { # FILE DIR: prints the signature and the repro's path
     sed -n 's/^[^:]*: \([^:]*\): .* -> \([^ ]*\).*$/\1 \2/p' <<<"$line"
 }
 for cls in $(new_findings '*.json' | xargs -r -n1 basename | sed -n 's/-[0-9a-f]\{16\}\.json$//p' | sort -u); do
-    read -r sig repro < <(minimize "$(new_findings "$cls-*.json" | xargs ls -S | tail -1)" "$out") || continue
-    repros+=("$repro")
-    classes+=("$sig")
+    smallest=$(new_findings "$cls-????????????????.json" | xargs -r ls -S | tail -1)
+    if read -r sig repro < <(minimize "$smallest" "$out"); then keep "$repro" "$sig"; else keep "$smallest" "$cls"; fi
 done
 for crash in $(new_findings 'crash-*') $(new_findings 'afl-crash-*'); do
     if ! read -r sig repro < <(minimize "$crash" "$scratch"); then
-        repros+=("$crash") # not minimizable: the raw input is the repro
-        classes+=("crash/unminimized")
+        keep "$crash" crash/unminimized # a loader target's: the raw input is the repro
         continue
     fi
-    case $sig in crash/*) ;; *) continue ;; esac # its class was reported from the oracle's JSON already
-    [[ " ${classes[*]} " == *" $sig "* ]] && continue
-    mv -f "$repro" "$out/" && repro=$out/$(basename "$repro")
-    repros+=("$repro")
-    classes+=("$sig")
+    case $sig in
+    ok/* | host_error/* | device_assert/*) keep "$crash" crash/not-reproduced ;; # lossfuzz does not see it
+    *)
+        [[ " ${classes[*]} " == *" $sig "* ]] && continue # reported from the oracle's JSON already
+        mv -f "$repro" "$out/" && keep "$out/$(basename "$repro")" "$sig"
+        ;;
+    esac
+done
+for input in $(new_findings 'timeout-*') $(new_findings 'oom-*') $(new_findings 'leak-*') $(new_findings 'slow-unit-*') \
+    $(new_findings 'afl-hang-*'); do
+    name=$(basename "$input")
+    keep "$input" "${name%-*}"
 done
 n=${#repros[@]}
 rate=$((execs / (elapsed > 0 ? elapsed : 1)))

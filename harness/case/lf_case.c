@@ -121,3 +121,19 @@ void lf_tensor_free(lf_tensor *t)
     if (!t->borrowed) free(t->data);
     memset(t, 0, sizeof *t);
 }
+
+bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
+{
+    const char *extra = NULL;
+    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) extra = c->has_ignore_index ? "ignore_index" : c->has_label_smoothing ? "label_smoothing" : NULL;
+    else if (c->pos_weight.present) extra = "pos_weight";
+    if (extra) {
+        snprintf(err, errlen, "%s: %s takes no %s", extra, lf_loss_name(c->loss), extra);
+        return false;
+    }
+    if (c->loss == LF_LOSS_NLL && c->has_label_smoothing) {
+        snprintf(err, errlen, "label_smoothing: nll_loss takes no label_smoothing (cross_entropy does)");
+        return false;
+    }
+    return true;
+}

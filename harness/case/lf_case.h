@@ -81,6 +81,11 @@ const char *lf_outcome_name(lf_outcome_kind k);
 bool lf_outcome_parse(const char *name, lf_outcome_kind *out);
 lf_reduction lf_reduction_parse(const char *name);
 
+/* An option the case's loss does not take (BCE-with-logits has no
+ * ignore_index or label_smoothing, only it has pos_weight, nll_loss has no
+ * label_smoothing): false with err naming it. Case files and dumps both ask. */
+bool lf_case_check_options(const lf_case *c, char *err, size_t errlen);
+
 /* A case with PyTorch's defaults and no tensors. */
 void lf_case_init(lf_case *c);
 void lf_case_free(lf_case *c);

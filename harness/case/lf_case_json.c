@@ -147,16 +147,10 @@ static bool parse_tensor(json_t *o, const char *where, lf_tensor *t, errbuf *e)
 
 /* Options the loss function does not take would be a TypeError in Python: the
  * file is wrong, not the case. */
-static bool check_options_fit_loss(json_t *root, const lf_case *c, errbuf *e)
+static bool check_options_fit_loss(const lf_case *c, errbuf *e)
 {
-    static const char *const bce_only[] = {"pos_weight", NULL};
-    static const char *const class_only[] = {"ignore_index", "label_smoothing", NULL};
-    const char *const *not_taken = c->loss == LF_LOSS_BCE_WITH_LOGITS ? class_only : bce_only;
-    for (const char *const *k = not_taken; *k; k++)
-        if (json_object_get(root, *k)) return fail(e, "%s: %s takes no %s", *k, lf_loss_name(c->loss), *k);
-    if (c->loss == LF_LOSS_NLL && json_object_get(root, "label_smoothing"))
-        return fail(e, "label_smoothing: nll_loss takes no label_smoothing (cross_entropy does)");
-    return true;
+    char why[160];
+    return lf_case_check_options(c, why, sizeof why) || fail(e, "%s", why);
 }
 
 /* A number, or a list of them (reduction none), as "value" prints them. */
@@ -230,7 +224,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         strcpy(c->expect_hint, json_string_value(v));
     }
     if ((v = json_object_get(root, "expect_value")) && !parse_expect_value(v, c, e)) return false;
-    return check_options_fit_loss(root, c, e);
+    return check_options_fit_loss(c, e);
 }
 
 bool lf_case_parse_json(const char *text, size_t len, lf_case *c, char *err, size_t errlen)

@@ -18,9 +18,11 @@ int lf_cli_next_option(int argc, char **argv, const struct option *opts, const c
     else if (c == ':' || c == '?') {
         const char *bad = argv[optind - 1];
         if (c == ':') fprintf(stderr, "lossfuzz %s: option %s needs a value\n", argv[0], bad);
-        else if (optopt) fprintf(stderr, "lossfuzz %s: unknown option -%c\n", argv[0], optopt);
+        else if (!strncmp(bad, "--", 2) && strchr(bad, '=')) /* --json=1: a value the option does not take */
+            fprintf(stderr, "lossfuzz %s: option %.*s takes no value\n", argv[0], (int)(strchr(bad, '=') - bad), bad);
+        else if (optopt && strncmp(bad, "--", 2)) fprintf(stderr, "lossfuzz %s: unknown option -%c\n", argv[0], optopt);
         else fprintf(stderr, "lossfuzz %s: unknown option %s\n", argv[0], bad);
-        fputs(usage, stderr);
+        fprintf(stderr, "('lossfuzz %s --help' lists the options)\n", argv[0]);
         c = '?';
     }
     return c;

@@ -26,7 +26,7 @@ int lf_cmd_repro(int argc, char **argv);
  * options and files may mix, --opt=value works). Returns the next option's
  * val, or -1 after the last (then argv[optind..] are the files). --help and
  * --version are printed here and return 'h' / 'V'; a bad option is reported
- * with the usage and returns '?'. */
+ * and returns '?'. */
 int lf_cli_next_option(int argc, char **argv, const struct option *opts, const char *usage);
 
 void lf_cli_print_version(void);

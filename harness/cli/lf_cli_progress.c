@@ -3,6 +3,7 @@
  * a generated 2^28-element case alone takes 13 s). LOSSFUZZ_PROGRESS=always
  * shows them for every case, =never for none; by default they start once a
  * case has taken a second. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static volatile sig_atomic_t heartbeat_len, heartbeat_ticks;
 static void on_heartbeat(int sig)
 {
     (void)sig;
+    int saved_errno = errno;
     char secs[16];
     int n = 0;
     heartbeat_ticks++;
@@ -38,6 +40,7 @@ static void on_heartbeat(int sig)
     w += write(2, secs + 15 - n, (size_t)n);
     w += write(2, " s since the start\n", 19);
     (void)w;
+    errno = saved_errno;
 }
 
 static void set_heartbeat(const lf_cli_progress *p, const char *stage)
@@ -51,15 +54,18 @@ static void set_heartbeat(const lf_cli_progress *p, const char *stage)
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The handler is in place before the timer starts, and the timer stopped
+ * before the handler goes: a SIGALRM with the default action kills. */
 static void arm(bool on)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on ? on_heartbeat : SIG_DFL;
     sa.sa_flags = SA_RESTART;
-    sigaction(SIGALRM, &sa, NULL);
     struct itimerval t = {{on ? HEARTBEAT_SECONDS : 0, 0}, {on ? HEARTBEAT_SECONDS : 0, 0}};
+    if (on) sigaction(SIGALRM, &sa, NULL);
     setitimer(ITIMER_REAL, &t, NULL);
+    if (!on) sigaction(SIGALRM, &sa, NULL);
 }
 
 /* LOSSFUZZ_PROGRESS: always, never, or (default) auto: once a case has taken a second. */

@@ -106,6 +106,7 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     if (!lf_load(path, target, &l, &c, err, sizeof err)) {
         lf_cli_progress_end(&progress);
         fprintf(stderr, "lossfuzz repro: %s: %s\n", path, err);
+        if (json) lf_report_json_unusable(stdout, path, err);
         lf_unload(&l, &c);
         return LF_EXIT_UNUSABLE;
     }
@@ -188,6 +189,7 @@ int lf_cmd_repro(int argc, char **argv)
         int n = 0;
         if (!lf_load_expand(argv[i], &files, &n, err, sizeof err)) {
             fprintf(stderr, "lossfuzz repro: %s: %s\n", argv[i], err);
+            if (json) lf_report_json_unusable(stdout, argv[i], err);
             status = LF_EXIT_UNUSABLE;
         }
         for (int k = 0; k < n; k++) {

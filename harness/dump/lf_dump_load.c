@@ -64,7 +64,7 @@ bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen)
     borrow(tg, &c->target);
     if (w) borrow(w, &c->weight);
     if (pw) borrow(pw, &c->pos_weight);
-    return true;
+    return lf_case_check_options(c, err, errlen);
 }
 
 bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, char *err, size_t errlen)
@@ -83,7 +83,7 @@ bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, 
                          "directory and pass the directory", name);
         return false;
     }
-    if (n >= 4 && !memcmp(b, "PK\x03\x04", 4)) ok = lf_npz_parse(b, n, d, err, errlen);
+    if (n >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "PK\x05\x06", 4))) ok = lf_npz_parse(b, n, d, err, errlen);
     else if (n >= 9 && b[8] == '{') ok = lf_safetensors_parse(b, n, d, err, errlen);
     else { snprintf(err, errlen, "not a .safetensors, .npz or .npy file"); return false; }
     if (ok) ok = lf_dump_to_case(d, c, err, errlen);

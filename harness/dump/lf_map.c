@@ -13,7 +13,7 @@ bool lf_map_file(const char *path, lf_mapped *m, char *err, size_t errlen)
 {
     struct stat st;
     memset(m, 0, sizeof *m);
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK); /* a FIFO must not hang the open */
     if (fd < 0 || fstat(fd, &st) != 0) {
         snprintf(err, errlen, "cannot open: %s", strerror(errno));
         if (fd >= 0) close(fd);

@@ -45,32 +45,43 @@ static format format_of_bytes(const uint8_t *b, size_t n)
     if (i < n && b[i] == '{') return FMT_JSON;
     if (n >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "PK\x05\x06", 4))) return FMT_NPZ;
     if (n >= 6 && !memcmp(b, "\x93NUMPY", 6)) return FMT_NPY;
-    if (n >= 9 && b[8] == '{') { /* an 8-byte header length that fits the file, then JSON */
-        uint64_t hlen = 0;
-        for (int k = 7; k >= 0; k--) hlen = hlen << 8 | b[k];
-        if (hlen >= 2 && hlen <= n - 8) return FMT_SAFETENSORS;
-    }
+    if (n >= 9 && b[8] == '{') return FMT_SAFETENSORS; /* an 8-byte header length, then JSON: the parser checks it */
     return FMT_NONE;
 }
 
-/* Where libFuzzer (crash-*, leak-*, timeout-*, oom-*), AFL++ (crashes/id:*,
- * hangs/id:*) or ci/fuzz.sh (findings/) leave an input. */
+/* Whether the directory holding `path` is named `dir`. */
+static bool in_directory(const char *path, const char *dir)
+{
+    const char *base = base_name(path);
+    size_t n = strlen(dir);
+    return (size_t)(base - path) > n && !strncmp(base - n - 1, dir, n) && base[-1] == '/' &&
+           (base - n - 1 == path || base[-n - 2] == '/');
+}
+
+/* Where libFuzzer (crash-<sha1>, leak-, timeout-, oom-: no extension), AFL++
+ * (crashes/id:..., hangs/id:...) or ci/fuzz.sh (findings/NAME.bin, afl-crash-...)
+ * leave an input. */
 static bool crash_location(const char *path)
 {
     static const char *const prefixes[] = {"crash-", "leak-", "timeout-", "oom-", "slow-unit-", "afl-crash-"};
     const char *base = base_name(path);
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(base, prefixes[i], strlen(prefixes[i]))) return true;
-    if (!strncmp(base, "id:", 3) && (strstr(path, "crashes/") || strstr(path, "hangs/"))) return true;
-    return strstr(path, "findings/") && has_suffix(base, ".bin");
+        if (!strncmp(base, prefixes[i], strlen(prefixes[i])) && !strchr(base, '.')) return true;
+    if (!strncmp(base, "id:", 3) && (in_directory(path, "crashes") || in_directory(path, "hangs"))) return true;
+    return in_directory(path, "findings") && has_suffix(base, ".bin");
 }
 
-/* The fuzz target a crash file's path names (fuzz-out/fuzz_prob/..., corpus/fuzz_class/...). */
+/* The fuzz target a crash file's path names: a directory called
+ * fuzz_class, or fuzz_class-<mutant> (fuzz-out/fuzz_prob/findings/...). */
 static bool target_of_path(const char *path, lf_target *t)
 {
     static const lf_target targets[] = {LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON};
-    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-        if (strstr(path, lf_target_name(targets[i]))) { *t = targets[i]; return true; }
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        const char *name = lf_target_name(targets[i]);
+        size_t n = strlen(name);
+        for (const char *at = strstr(path, name); at; at = strstr(at + 1, name))
+            if ((at == path || at[-1] == '/') && (at[n] == '/' || at[n] == '-')) { *t = targets[i]; return true; }
+    }
     return false;
 }
 
@@ -195,6 +206,12 @@ bool lf_load_expand(const char *arg, char ***list, int *n, char *err, size_t err
         append(list, n, path);
     }
     closedir(d);
+    if (*n > first && arrays) { /* which was meant is not ours to guess */
+        for (int i = first; i < *n; i++) free((*list)[i]);
+        *n = first;
+        snprintf(err, errlen, "holds both .json cases and .npy arrays: put the arrays of a dump in a directory of their own");
+        return false;
+    }
     if (*n > first) qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
     else if (arrays) append(list, n, strdup(arg));
     else { snprintf(err, errlen, "no .json case files and no .npy arrays in this directory"); return false; }

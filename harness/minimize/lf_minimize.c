@@ -179,6 +179,7 @@ bool lf_crop(lf_case *c, int64_t focus, bool whole_rows)
     if (in->ndim < 2) return true;
     int64_t inner = 1, coord[LF_MAX_DIMS];
     for (int d = 2; d < in->ndim; d++) inner *= in->shape[d];
+    if (inner == 0 || in->shape[0] == 0) return true; /* nothing to crop to */
     if (focus < 0 || inner == 0 || focus >= in->shape[0] * inner) focus = 0;
     coord[0] = focus / inner;
     int64_t s = focus % inner; /* the position, unraveled over the spatial dims */

@@ -89,6 +89,19 @@ cp "$dir/random.bin" "$dir/crash-0123"
 expect 0 '"loss": ' "$lf" show --target fuzz_class "$dir/random.bin"
 expect 0 "elements, " "$lf" minimize --out "$dir/out" "$dir/fuzz-out/fuzz_class/findings/crash-0123"
 expect 2 "crash-0123: a fuzzer's crash file: name the target" "$lf" repro "$dir/crash-0123"
+mkdir -p "$dir/fuzz_classic_notes"
+cp "$dir/random.bin" "$dir/fuzz_classic_notes/crash-report.txt"   # a note, not where an engine writes
+expect 2 "crash-report.txt: not a file lossfuzz reads" "$lf" repro "$dir/fuzz_classic_notes/crash-report.txt"
+mkdir -p "$dir/mixed"
+cp "$dir/good.json" "$dir/mixed/case.json"
+: >"$dir/mixed/input.npy"
+expect 2 "mixed: holds both .json cases and .npy arrays" "$lf" check "$dir/mixed"
+mkfifo "$dir/fifo.npz"
+expect 2 "fifo.npz: not a regular file" timeout 10 "$lf" repro "$dir/fifo.npz"
+expect 2 "option --json takes no value" "$lf" check --json=1 "$dir/good.json"
+printf '%s' '{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [2, 3, 0], "values": []},
+ "target": {"dtype": "int64", "shape": [2, 0], "values": []}}' >"$dir/no_positions.json"
+expect 0 "no_positions.json: cross_entropy" "$lf" repro "$dir/no_positions.json"   # nothing to crop: no crash
 
 # Long cases show progress (forced here: a case this small is quiet by
 # default); the size limit says what a case at the limit costs.

@@ -19,6 +19,7 @@ void = mask.copy(); void[1, 2, 3] = 255
 np.savez(f"{d}/void.npz", input=x, target=void)                                  # README one-liner (NumPy)
 np.savez(f"{d}/typo.npz", input=x, target=void, ignore_idx=255)                   # misspelt option
 np.savez(f"{d}/twoidx.npz", input=x, target=void, ignore_index=np.array([255, 0]))  # option of the wrong shape
+np.savez(f"{d}/bce_ignore.npz", input=x, target=np.zeros_like(x), loss="binary_cross_entropy_with_logits", ignore_index=255)  # not BCE's option
 # target's bytes inside input's: the safetensors format forbids overlaps
 hb = json.dumps({"input": {"dtype": "F32", "shape": list(x.shape), "data_offsets": [0, x.nbytes]},
                  "target": {"dtype": "I64", "shape": list(void.shape), "data_offsets": [128, 128 + void.nbytes]}}).encode()
@@ -69,6 +70,7 @@ refused() { # FILE NEEDLE: unusable input (exit 2), the message names the file a
 refused "$dir/typo.npz" "ignore_idx: unknown array; did you mean ignore_index?"
 refused "$dir/twoidx.npz" "ignore_index"
 refused "$dir/twoidx.npz" "[2]"
+refused "$dir/bce_ignore.npz" "ignore_index: binary_cross_entropy_with_logits takes no ignore_index"
 refused "$dir/overlap.safetensors" "target: data_offsets [128, 384] overlap input's [0, 640]"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
