@@ -27,7 +27,18 @@ typedef enum {
     LF_K_NLL2D_REDUCE,      /* nll_loss2d_forward_kernel */
     LF_K_COUNT
 } lf_kernel_id;
-enum { LF_COND_NONE, LF_COND_TARGET_RANGE, LF_COND_COUNT };
+/* The asserted condition, as PyTorch's source spells it (CUDA prints it):
+ * the no-reduce kernels name the label cur_target, the others t; an unsigned
+ * (uint8) label is only checked against n_classes. Measured on an H100 with
+ * PyTorch 2.11 (conformance/torch-2.11-cuda). */
+enum { LF_COND_NONE, LF_COND_T_RANGE, LF_COND_T_UPPER, LF_COND_CUR_RANGE, LF_COND_CUR_UPPER, LF_COND_COUNT };
+
+LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
+{
+    int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE;
+    int upper_only = tgt_dtype == LF_U8;
+    return cur ? (upper_only ? LF_COND_CUR_UPPER : LF_COND_CUR_RANGE) : (upper_only ? LF_COND_T_UPPER : LF_COND_T_RANGE);
+}
 
 typedef struct {
     int path;               /* lf_path */

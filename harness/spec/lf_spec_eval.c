@@ -163,7 +163,7 @@ void lf_spec_run(const lf_case *c, lf_result *r)
     }
     r->kind = LF_OUTCOME_DEVICE_ASSERT;
     r->kernel_id = p.kernel_id;
-    r->cond_id = LF_COND_TARGET_RANGE;
+    r->cond_id = lf_assert_cond(p.kernel_id, c->target.dtype);
     r->index = bad;
     r->value = lf_load_i64(c->target.data, c->target.dtype, bad);
     snprintf(r->error, sizeof r->error, "label_out_of_range");
@@ -171,6 +171,6 @@ void lf_spec_run(const lf_case *c, lf_result *r)
     snprintf(r->message, sizeof r->message,
              "%s: Assertion `%s` failed (target[%lld] = %lld, n_classes = %lld); "
              "then: CUDA error: device-side assert triggered",
-             lf_kernel_name(p.kernel_id), lf_cond_text(LF_COND_TARGET_RANGE), (long long)bad,
+             lf_kernel_name(p.kernel_id), lf_cond_text(r->cond_id), (long long)bad,
              (long long)r->value, (long long)p.C);
 }
