@@ -33,6 +33,23 @@ typedef enum {
  * PyTorch 2.11 (conformance/torch-2.11-cuda). */
 enum { LF_COND_NONE, LF_COND_T_RANGE, LF_COND_T_UPPER, LF_COND_CUR_RANGE, LF_COND_CUR_UPPER, LF_COND_COUNT };
 
+/* The label a kernel reads: nll_loss2d_forward_kernel (spatial mean/sum)
+ * narrows int64 targets to int32 when 32-bit indexing is possible, so label
+ * 2^32+1 is read as class 1 and asserts nothing: a silently wrong loss. The
+ * other kernels read int64. Measured on an H100 with PyTorch 2.11. */
+LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
+{
+    return kernel_id == LF_K_NLL2D_REDUCE && tgt_dtype == LF_I64 ? (int64_t)(int32_t)t : t;
+}
+
+/* Whether narrowing to int32 hides label t from the assert: out of range as
+ * int64, but read as a class in range, or as the ignore_index. */
+LF_DEVICE int lf_label_narrowed_silently(int64_t t, int64_t C, int64_t ignore_index)
+{
+    int64_t n = (int64_t)(int32_t)t;
+    return t != n && t != ignore_index && (n == ignore_index || (n >= 0 && n < C));
+}
+
 LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 {
     int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE;
@@ -90,6 +107,7 @@ typedef struct {
     int64_t min_label, max_label;      /* over non-ignored targets */
     int64_t n_rows_off_sum, first_row_off_sum; /* probability rows whose sum is not 1 */
     int64_t n_rows_multi_hot, n_rows_one_hot, n_negative_prob;
+    int64_t n_narrowed_silently;       /* bad labels a kernel narrowing to int32 would read as valid */
 } lf_target_stats;
 
 /* Each backend exports these under its prefix: lf_sim_* (kernels/sim) and

@@ -56,7 +56,7 @@ def compare(torch_out, rec, input_dtype, table=TORCH_TESTING):
     """(flags, problems): flags say what agreed (None where it does not apply);
     problems are (kind, detail) pairs."""
     flags = dict(outcome=False, kernel=None, assertion=None, caught=None, false_alarm=None,
-                 value=None, finding=False)
+                 silent_caught=None, value=None, finding=False)
     if "_problem" in rec:
         return flags, [(rec["_problem"], rec.get("message", ""))]
     spec, ref, guard = (rec.get(k) or {} for k in ("spec", "reference", "guard"))
@@ -73,7 +73,13 @@ def compare(torch_out, rec, input_dtype, table=TORCH_TESTING):
         if not flags["assertion"]:
             problems.append(("assertion", "spec says %s" % site.get("condition")))
     rejected = guard.get("outcome") == "rejected"
-    if torch_out["outcome"] == "ok":
+    if torch_out["outcome"] == "ok" and spec.get("silent"):
+        # PyTorch returns a number that is not the loss asked for: the guard must reject it, under that name
+        flags["silent_caught"] = rejected and guard.get("error") == spec["silent"]
+        if not flags["silent_caught"]:
+            problems.append(("silent_miss", "PyTorch silently miscomputes (%s); the guard: %s"
+                             % (spec["silent"], guard.get("error") or "accepted")))
+    elif torch_out["outcome"] == "ok":
         flags["false_alarm"] = rejected
         if rejected:
             problems.append(("false_alarm", "%s: %s" % (guard.get("error"), guard.get("message"))))

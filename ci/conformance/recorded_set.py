@@ -54,7 +54,7 @@ def main(argv=None):
         return 2
     cases = load_set(args.set)
     recs = lossfuzz_json.records(args.lossfuzz, [c[0] for c in cases], args.verbose)
-    count = {k: [0, 0] for k in ("outcome", "kernel", "assertion", "caught", "false_alarm", "value")}
+    count = {k: [0, 0] for k in ("outcome", "kernel", "assertion", "caught", "false_alarm", "silent_caught", "value")}
     disagreements = []
     for path, case, torch_out in cases:
         flags, problems = compare.compare(torch_out, recs[path], case["input"]["dtype"])
@@ -72,12 +72,15 @@ def main(argv=None):
         ("guard catches", ratio(*count["caught"]), count["caught"][0] == count["caught"][1], "all"),
         ("false alarms", ratio(*count["false_alarm"]), count["false_alarm"][0] <= args.max_false_alarms,
          "<= %d" % args.max_false_alarms),
+        ("silent miscomputes", ratio(*count["silent_caught"]) + " rejected", count["silent_caught"][0] == count["silent_caught"][1], "all"),
         ("value agreement", ratio(*count["value"]), value_pct >= args.min_values, ">= %g%%" % args.min_values),
     ]
     print("recorded set %s: %d cases, PyTorch on CUDA vs lossfuzz on the simulation"
           % (os.path.relpath(args.set, ROOT), len(cases)))
+    print("  (false alarms: the guard rejects a call PyTorch computes right; silent miscomputes: PyTorch returns\n"
+          "   a number that is not the loss asked for, which the guard must reject under the spec's name)")
     for name, figure, ok, bar in bars:
-        print("  %-18s %-22s bar %-8s %s" % (name, figure, bar, "ok" if ok else "BELOW THE BAR"))
+        print("  %-18s %-31s bar %-8s %s" % (name, figure, bar, "ok" if ok else "BELOW THE BAR"))
     print("%d disagreement(s):" % len(disagreements))
     for name, torch_out, kind, detail in disagreements:
         print("  %s  %-14s torch %s %s; %s" % (name, kind, torch_out["outcome"],

@@ -17,6 +17,7 @@ typedef struct {
     char hint_id[32];          /* guard: stable name of that hint */
     char warning[512];         /* guard: accepted, but suspicious (soft targets not summing to 1) */
     char warning_id[32];       /* guard: stable name of that warning */
+    char silent[32];           /* spec: ok, but silently not the loss asked for (label_truncated) */
     int kernel_id, cond_id;    /* device asserts */
     int64_t index, value;      /* first offending target element and its value */
     lf_dtype out_dtype;

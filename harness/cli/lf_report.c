@@ -43,6 +43,7 @@ static json_t *result_json(const lf_result *r, bool is_guard)
         json_object_set_new(o, "scale", scale);
         json_object_set_new(o, "tolerance_dtype", json_string(lf_dtype_name(r->tol_dtype)));
     }
+    if (!is_guard && r->silent[0]) json_object_set_new(o, "silent", json_string(r->silent));
     if (r->kind == LF_OUTCOME_DEVICE_ASSERT) {
         json_t *a = json_object();
         json_object_set_new(a, "kernel", json_string(lf_kernel_name(r->kernel_id)));
@@ -73,6 +74,7 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     json_object_set_new(o, "reference", result_json(&v->reference, false));
     json_object_set_new(o, "guard", result_json(&v->guard, true));
     json_object_set_new(o, "verdict", json_string(v->finding ? "finding" : "pass"));
+    if (v->guarded_silent) json_object_set_new(o, "guarded_silent", json_string(v->spec.silent));
     json_object_set_new(o, "finding", v->finding ? json_string(v->finding_class) : json_null());
     json_object_set_new(o, "detail", str_or_null(v->detail));
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -112,6 +114,8 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     text_line(out, "reference", &v->reference, false);
     text_line(out, "guard", &v->guard, true);
     if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
+    else if (v->guarded_silent)
+        fprintf(out, "  %-10s pass           the guard rejects what PyTorch silently miscomputes (%s)\n", "verdict", v->spec.silent);
     else fprintf(out, "  %-10s pass\n", "verdict");
 }
 

@@ -50,6 +50,25 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     if (st->n_bad == 0) return;
     long long first = (long long)st->first_bad;
     long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, st->first_bad);
+    /* nll_loss2d_forward_kernel (spatial, mean or sum) reads int64 labels as
+     * int32: where that hides every bad label, PyTorch returns a wrong loss
+     * instead of asserting. Rejected all the same, under a name of its own. */
+    bool narrows = c->input.ndim >= 3 && p->reduction != LF_RED_NONE && c->target.dtype == LF_I64;
+    if (narrows && st->n_narrowed_silently == st->n_bad) {
+        r->kind = LF_OUTCOME_HOST_ERROR;
+        snprintf(r->error, sizeof r->error, "label_truncated");
+        r->index = st->first_bad;
+        r->value = value;
+        snprintf(r->message, sizeof r->message,
+                 "target[%lld] = %lld is outside [0, %lld), and %lld of %lld targets are at or past 2^31: "
+                 "PyTorch's nll_loss2d_forward_kernel reads them as int32 (this one as %lld) and returns "
+                 "a wrong loss without any error", first, value, C, (long long)st->n_bad,
+                 (long long)(p->N * p->S), (long long)(int32_t)value);
+        set_hint(r, "labels_past_int32", "labels this large are corrupt (an overflowed or uninitialized "
+                 "buffer, or int32/int64 confusion); PyTorch hides them here, so check the targets before "
+                 "the loss: assert 0 <= target.min() and target.max() < C");
+        return;
+    }
     r->kind = LF_OUTCOME_HOST_ERROR;
     snprintf(r->error, sizeof r->error, "label_out_of_range");
     r->index = st->first_bad;

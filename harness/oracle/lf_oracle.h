@@ -6,6 +6,9 @@
  * tolerance, NaN-safe (else value-mismatch), and a case's recorded `expect`
  * still holds (else expect-mismatch). Memory safety is watched by ASan on the
  * simulation: a stray access aborts the process with its report.
+ * Where PyTorch returns a number that is not the loss the labels ask for (the
+ * spec's `silent`, e.g. label_truncated), the guard must reject the call under
+ * that class: a pass of its own (guarded_silent), never a false alarm.
  * A finding is named "<property>/<detail>", e.g. guard-miss/label_out_of_range:
  * the fuzzers' crash signature and a regression's name. */
 #ifndef LF_ORACLE_H
@@ -16,6 +19,7 @@
 typedef struct {
     lf_result spec, reference, guard;
     bool finding;
+    bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];
     char detail[512];
 } lf_verdict;

@@ -34,7 +34,7 @@ static void row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base,
 static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp)
 {
     row_terms t = {0};
-    int64_t label = lf_load_i64(c->target.data, c->target.dtype, r);
+    int64_t label = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, r));
     if (label == c->ignore_index) return t;
     t.valid = 1;
     t.w = weight_of(c, label);
@@ -151,6 +151,18 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     put(r, 0, v, mag);
 }
 
+/* The first target the kernel narrowed into a class (or the ignore_index)
+ * that it is not, or -1. */
+static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
+{
+    if (p->path != LF_PATH_CLASS || lf_label_read(p->kernel_id, c->target.dtype, (int64_t)1 << 32) == (int64_t)1 << 32)
+        return -1;
+    int64_t rows = p->one_d ? 1 : p->N * p->S;
+    for (int64_t i = 0; i < rows; i++)
+        if (lf_label_narrowed_silently(lf_load_i64(c->target.data, c->target.dtype, i), p->C, c->ignore_index)) return i;
+    return -1;
+}
+
 void lf_spec_run(const lf_case *c, lf_result *r)
 {
     lf_problem p;
@@ -159,6 +171,12 @@ void lf_spec_run(const lf_case *c, lf_result *r)
     int64_t bad = lf_spec_first_assert(c, &p);
     if (bad < 0) {
         if (!lf_spec_error_after_nll(c, &p, r)) spec_values(c, &p, r);
+        int64_t narrowed = r->kind == LF_OUTCOME_OK ? first_narrowed(c, &p) : -1;
+        if (narrowed >= 0) { /* no assert, but not the loss the labels ask for */
+            snprintf(r->silent, sizeof r->silent, "label_truncated");
+            r->index = narrowed;
+            r->value = lf_load_i64(c->target.data, c->target.dtype, narrowed);
+        }
         return;
     }
     r->kind = LF_OUTCOME_DEVICE_ASSERT;

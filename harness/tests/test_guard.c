@@ -38,7 +38,12 @@ static void label_mistakes_get_their_hints(void **state)
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, -1, 3, 2]", ""), "label_out_of_range", "negative_labels");
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 9, 3, 2]", ""), "label_out_of_range", "too_many_classes");
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 255, 300, 2]", ""), "label_out_of_range", "too_many_classes");
-    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ""), "label_out_of_range", "corrupt_labels");
+    /* the spatial mean kernel reads 4294967299 as class 3: no assert, a wrong loss; rejected by its own name */
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ""), "label_truncated", "labels_past_int32");
+    /* reduction none reads int64 and asserts; 2^31 is negative as int32 and asserts in every kernel */
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ", \"reduction\": \"none\""), "label_out_of_range",
+                     "corrupt_labels");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 2147483648, 3, 2]", ""), "label_out_of_range", "corrupt_labels");
     expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1, 3, 2]", ""), "target_dtype", "float_mask");
     expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1.5, 3, 2.25]", ""), "target_dtype", "interpolated_mask");
     expect_rejection(SEG("int64", "[1, 2, 2, 1]", "[0, 1, 3, 2]", ""), "target_shape", "extra_channel_dim");
