@@ -1,6 +1,6 @@
 #!/bin/sh
 # ci/bench-check.sh [LOSSFUZZ] [CASES] - throughput of `lossfuzz check` on the
-# CPU simulation: generates CASES random cases (ci/conformance.py's generator,
+# CPU simulation: generates CASES random cases (ci/conformance/torch_cases.py,
 # needs python3-torch), times `lossfuzz check --json` over them five times and
 # prints the median in cases/s. A benchmark that prints figures, not a test.
 set -eu
@@ -8,7 +8,7 @@ lf=${1:-build/lossfuzz}
 n=${2:-2000}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$("$(dirname "$0")/find-python.sh")" "$(dirname "$0")/conformance.py" --dry-run --cases "$n" --workdir "$dir" >/dev/null || true
+"$("$(dirname "$0")/find-python.sh")" "$(dirname "$0")/conformance/cpu_torch.py" --dry-run --cases "$n" --workdir "$dir" >/dev/null || true
 count=$(ls "$dir"/*.json | wc -l)
 times=""
 for i in 1 2 3 4 5; do

@@ -1,6 +1,6 @@
 """One comparison of what PyTorch did with a case against what lossfuzz says
 (`lossfuzz check --json`), shared by every conformance run: the CPU-torch run
-(ci/conformance.py) and the recorded CUDA set (ci/conformance/recorded_set.py).
+(ci/conformance/cpu_torch.py) and the recorded CUDA set (ci/conformance/recorded_set.py).
 
 PyTorch's side is a dict: {"outcome": "ok"|"host_error"|"device_assert",
 "value": number or list (non-finite as "nan"/"inf"/"-inf"), "dtype", and for
