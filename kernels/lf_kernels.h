@@ -42,12 +42,14 @@ LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
     return kernel_id == LF_K_NLL2D_REDUCE && tgt_dtype == LF_I64 ? (int64_t)(int32_t)t : t;
 }
 
-/* Whether narrowing to int32 hides label t from the assert: out of range as
- * int64, but read as a class in range, or as the ignore_index. */
-LF_DEVICE int lf_label_narrowed_silently(int64_t t, int64_t C, int64_t ignore_index)
+/* Whether a kernel that read label `raw` as `read` computes without an assert
+ * but not what the label asks for: a class other than raw, or ignoring a
+ * label that is not the ignore_index, or the reverse. (An ignore_index past
+ * 2^31 stops matching itself once narrowed: then the kernel asserts.) */
+LF_DEVICE int lf_label_narrowed_silently(int64_t raw, int64_t read, int64_t C, int64_t ignore_index)
 {
-    int64_t n = (int64_t)(int32_t)t;
-    return t != n && t != ignore_index && (n == ignore_index || (n >= 0 && n < C));
+    int asserts = read != ignore_index && !(read >= 0 && read < C);
+    return !asserts && ((read == ignore_index) != (raw == ignore_index) || (raw != ignore_index && read != raw));
 }
 
 LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)

@@ -90,6 +90,8 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                       lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
     lf_problem_init(c, p, LF_PATH_CLASS);
     lf_problem_layout(in, p);
+    /* which kernel reads the labels decides how: nll_loss2d's mean/sum narrows them to int32 */
+    p->kernel_id = !spatial ? LF_K_NONE : c->reduction == LF_REDUCTION_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0) p->label_smoothing = c->label_smoothing;
     return true;
 }

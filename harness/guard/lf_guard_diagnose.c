@@ -53,8 +53,7 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     /* nll_loss2d_forward_kernel (spatial, mean or sum) reads int64 labels as
      * int32: where that hides every bad label, PyTorch returns a wrong loss
      * instead of asserting. Rejected all the same, under a name of its own. */
-    bool narrows = c->input.ndim >= 3 && p->reduction != LF_RED_NONE && c->target.dtype == LF_I64;
-    if (narrows && st->n_narrowed_silently == st->n_bad) {
+    if (st->n_narrowed_silently == st->n_bad) {
         r->kind = LF_OUTCOME_HOST_ERROR;
         snprintf(r->error, sizeof r->error, "label_truncated");
         r->index = st->first_bad;

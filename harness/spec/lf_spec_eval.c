@@ -158,8 +158,11 @@ static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
     if (p->path != LF_PATH_CLASS || lf_label_read(p->kernel_id, c->target.dtype, (int64_t)1 << 32) == (int64_t)1 << 32)
         return -1;
     int64_t rows = p->one_d ? 1 : p->N * p->S;
-    for (int64_t i = 0; i < rows; i++)
-        if (lf_label_narrowed_silently(lf_load_i64(c->target.data, c->target.dtype, i), p->C, c->ignore_index)) return i;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
+        if (lf_label_narrowed_silently(raw, lf_label_read(p->kernel_id, c->target.dtype, raw), p->C, c->ignore_index))
+            return i;
+    }
     return -1;
 }
 
