@@ -44,6 +44,15 @@ typedef enum {
     LF_DTYPE_COUNT
 } lf_dtype;
 
+/* PyTorch's result type of an op on two tensors (floating types win). */
+LF_DEVICE lf_dtype lf_elem_promote(lf_dtype a, lf_dtype b)
+{
+    if (a == b || b > LF_BF16) return a;
+    if (a > LF_BF16) return b;
+    if (a == LF_F64 || b == LF_F64) return LF_F64;
+    return LF_F32; /* f32 with anything narrower, and f16 with bf16 */
+}
+
 /* Float to integer without undefined behaviour: NaN gives 0, out of range saturates. */
 LF_DEVICE int64_t lf_f64_to_i64(double v)
 {

@@ -40,13 +40,7 @@ lf_dtype lf_dtype_coarsest(lf_dtype a, lf_dtype b)
     return a > b ? a : b; /* the enum runs from float64 to bfloat16 */
 }
 
-lf_dtype lf_dtype_promote(lf_dtype a, lf_dtype b)
-{
-    if (a == b || !lf_dtype_is_float(b)) return a;
-    if (!lf_dtype_is_float(a)) return b;
-    if (a == LF_F64 || b == LF_F64) return LF_F64;
-    return LF_F32; /* f32 with anything narrower, and f16 with bf16 */
-}
+lf_dtype lf_dtype_promote(lf_dtype a, lf_dtype b) { return lf_elem_promote(a, b); }
 
 double lf_dtype_round(lf_dtype t, double v)
 {

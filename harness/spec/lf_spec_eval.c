@@ -40,11 +40,13 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
     t.w = weight_of(c, label);
     t.loss = -t.w * lp[label];
     t.mag = fabs(t.loss);
+    /* -(input * weight).sum(class_dim): each product, then the row sum, stored in the input dtype */
     for (int64_t k = 0; p->label_smoothing > 0 && k < p->C; k++) {
-        double term = -weight_of(c, k) * lp[k];
-        t.smooth += term;
+        double term = c->weight.present ? lf_dtype_round(c->input.dtype, weight_of(c, k) * lp[k]) : lp[k];
+        t.smooth -= term;
         t.smooth_mag += fabs(term);
     }
+    t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
     return t;
 }
 
@@ -62,9 +64,10 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
     return t;
 }
 
-/* Loss.cpp's in-place chain: log_sigmoid(x) (input dtype), times
- * (pw - 1) * t + 1 in place (input dtype), (1 - t) * x minus it (target dtype),
- * times weight in place (target dtype). Each store rounds. */
+/* Loss.cpp's chain, each op storing (so rounding) in its dtype: log_sigmoid(x)
+ * (input dtype); log_weight = (pw - 1) (pos_weight's), .mul(t), .add_(1) (their
+ * promotion); log_sigmoid times it in place (input dtype); (1 - t) (target's),
+ * .mul_(x), .sub_(log_sigmoid) in place (target dtype); times weight in place. */
 static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
 {
     row_terms t = {0};
@@ -74,8 +77,12 @@ static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
     double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
     double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
     double log_sig = lf_dtype_round(in, fmin(0.0, x) - log1p(exp(-fabs(x))));
-    if (p->has_pos_weight) log_sig = lf_dtype_round(in, log_sig * ((pw - 1) * y + 1));
-    double a = lf_dtype_round(tg, (1 - y) * x);
+    if (p->has_pos_weight) {
+        lf_dtype pwt = c->pos_weight.dtype, lw = lf_dtype_promote(pwt, tg);
+        double log_weight = lf_dtype_round(lw, lf_dtype_round(lw, lf_dtype_round(pwt, pw - 1) * y) + 1);
+        log_sig = lf_dtype_round(in, log_sig * log_weight);
+    }
+    double a = lf_dtype_round(tg, lf_dtype_round(tg, 1 - y) * x);
     t.loss = lf_dtype_round(tg, a - log_sig);
     if (p->has_weight) t.loss = lf_dtype_round(tg, t.loss * w);
     t.mag = (fabs(a) + fabs(log_sig)) * fabs(w);
