@@ -34,9 +34,10 @@ typedef enum {
 enum { LF_COND_NONE, LF_COND_T_RANGE, LF_COND_T_UPPER, LF_COND_CUR_RANGE, LF_COND_CUR_UPPER, LF_COND_COUNT };
 
 /* The label a kernel reads: nll_loss2d_forward_kernel (spatial mean/sum)
- * narrows int64 targets to int32 when 32-bit indexing is possible, so label
- * 2^32+1 is read as class 1 and asserts nothing: a silently wrong loss. The
- * other kernels read int64. Measured on an H100 with PyTorch 2.11. */
+ * narrows int64 targets to int32 when 32-bit indexing is possible (always, for
+ * the sizes lossfuzz allows: at most 2^28 elements a tensor), so label 2^32+1
+ * is read as class 1 and asserts nothing: a silently wrong loss. The other
+ * kernels read int64. Measured on an H100 with PyTorch 2.11. */
 LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
 {
     return kernel_id == LF_K_NLL2D_REDUCE && tgt_dtype == LF_I64 ? (int64_t)(int32_t)t : t;

@@ -15,7 +15,7 @@ usage: record_cuda.py CASES_DIR OUT.jsonl [--device cuda|cpu] [--timeout S]
   --device cpu runs the same protocol on torch's CPU build (for testing it here).
   LOSSFUZZ_RECORDER_ASSERT_ON=NAME makes the worker act as if case NAME asserted:
   it prints CUDA's assertion line and exits, so the restart path is tested without a GPU.
-exit: 0 recorded, 2 usage."""
+exit: 0 recorded, 1 workers could not start (what was recorded is kept), 2 usage."""
 import argparse
 import json
 import os
@@ -58,10 +58,12 @@ def run_case(case, torch, F, device):
         flat = result.double().reshape(-1).cpu().tolist()
     except Exception as exc:  # torch raises RuntimeError, ValueError, IndexError, ...
         text = str(exc)
+        first = (text.splitlines() or [""])[0]
         if "device-side assert" in text or re.search(r"Target -?\d+ is out of bounds", text):
-            return {"outcome": "device_assert", "message": text.splitlines()[0]}, device == "cuda"
-        return {"outcome": "host_error", "message": (text.splitlines() or [""])[0],
-                "exception": type(exc).__name__}, False
+            return {"outcome": "device_assert", "message": first}, device == "cuda"
+        if device == "cuda" and "CUDA error" in text:  # an illegal address or a failed launch: the context is dead too
+            return {"outcome": "cuda_error", "message": first}, True
+        return {"outcome": "host_error", "message": first, "exception": type(exc).__name__}, False
 
     def plain(x):
         return x if x == x and abs(x) != float("inf") else str(x).replace("Infinity", "inf")
@@ -114,42 +116,69 @@ class Worker:
         self.proc.wait()
 
 
-def record(cases_dir, device, timeout):
-    names = sorted(f for f in os.listdir(cases_dir) if f.endswith(".json"))
-    results, starts = {}, 0
-    current, spare = None, None
-    for name in names:
-        if current is None:
-            current, spare = spare or Worker(device), None
-            starts += 1
-        if spare is None:
-            spare = Worker(device)  # warming up while current works
-        if not current.ready:
-            current.ready = current.read_line(600) == "ready\n"
-        offset = current.err.seek(0, 2)
-        current.proc.stdin.write(os.path.join(cases_dir, name) + "\n")
-        current.proc.stdin.flush()
-        line = current.read_line(timeout)
-        err = current.stderr_since(offset)
-        if not line:
-            current.stop()
-            results[name] = {"file": name, "outcome": "worker_crash" if line == "" else "timeout",
-                             "message": err.strip()[-300:]}
-            current = None
-            continue
+START_TIMEOUT_S = 600  # import torch and CUDA start-up: about 7 s on an H100
+MAX_FAILED_STARTS = 3
+
+
+def run_one(w, path, timeout):
+    """(row, context dead) for one case on worker w."""
+    name = os.path.basename(path)
+    offset = w.err.seek(0, 2)
+    try:
+        w.proc.stdin.write(path + "\n")
+        w.proc.stdin.flush()
+        line = w.read_line(timeout)
+    except OSError:  # the worker is gone
+        line = ""
+    err = w.stderr_since(offset)
+    if not line:
+        return {"file": name, "outcome": "worker_crash" if line == "" else "timeout", "message": err.strip()[-300:]}, True
+    try:
         out = json.loads(line)
-        if out["outcome"] == "device_assert":
-            site = ASSERT_LINE.search(err)
-            if site:
-                out["kernel"], out["assertion"] = site.group(1), site.group(2)
-        if out.pop("context_dead"):
-            current.stop()
-            current = None
-        results[name] = out
-    for w in (current, spare):
-        if w:
-            w.stop()
-    return [results[n] for n in names], starts
+    except ValueError:  # something else wrote to the protocol's stdout
+        return {"file": name, "outcome": "worker_crash", "message": "unexpected output: " + line[:200]}, True
+    if out["outcome"] == "device_assert":
+        site = ASSERT_LINE.search(err)
+        if site:
+            out["kernel"], out["assertion"] = site.group(1), site.group(2)
+    return out, out.pop("context_dead")
+
+
+def record(cases_dir, device, timeout, out_path):
+    """Records every case of cases_dir into out_path as it goes: (rows, worker starts)."""
+    names = sorted(f for f in os.listdir(cases_dir) if f.endswith(".json"))
+    rows, starts, failed_starts = [], 0, 0
+    current, spare = None, None
+    with open(out_path, "w") as out:
+        try:
+            while len(rows) < len(names):
+                if current is None:
+                    current, spare = spare or Worker(device), None
+                    starts += 1
+                if spare is None:
+                    spare = Worker(device)  # warming up while current works
+                if not current.ready:
+                    current.ready = current.read_line(START_TIMEOUT_S) == "ready\n"
+                    if not current.ready:  # no CUDA, an import error, out of memory
+                        why = current.stderr_since(0).strip()[-500:]
+                        current.stop()
+                        current, failed_starts = None, failed_starts + 1
+                        if failed_starts == MAX_FAILED_STARTS:
+                            raise RuntimeError("%d workers in a row failed to start: %s" % (failed_starts, why))
+                        continue
+                    failed_starts = 0
+                row, dead = run_one(current, os.path.join(cases_dir, names[len(rows)]), timeout)
+                if dead:
+                    current.stop()
+                    current = None
+                rows.append(row)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+        finally:
+            for w in (current, spare):
+                if w:
+                    w.stop()
+    return rows, starts
 
 
 def main(argv):
@@ -165,10 +194,11 @@ def main(argv):
     if not os.path.isdir(args.cases_dir):
         print("record_cuda.py: %s is not a directory" % args.cases_dir, file=sys.stderr)
         return 2
-    rows, starts = record(args.cases_dir, args.device, args.timeout)
-    with open(args.out, "w") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
+    try:
+        rows, starts = record(args.cases_dir, args.device, args.timeout, args.out)
+    except RuntimeError as e:
+        print("record_cuda.py: %s (cases recorded so far are in %s)" % (e, args.out), file=sys.stderr)
+        return 1
     counts = {}
     for row in rows:
         counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1

@@ -72,8 +72,8 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
         return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
                       "weight of shape %s for %lld classes", ws, (long long)C);
     }
-    /* PyTorch returns an empty batch's result before it looks at these dtypes */
-    bool empty = in->ndim != 1 && in->shape[0] == 0;
+    /* PyTorch returns the result of no targets before it looks at these dtypes */
+    bool empty = in->ndim != 1 && tg->numel == 0;
     if (!(tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial)) && !empty) {
         *needs_data = lf_dtype_is_float(tg->dtype);
         return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",

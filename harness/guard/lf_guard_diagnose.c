@@ -59,7 +59,7 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
         r->index = st->first_bad;
         r->value = value;
         snprintf(r->message, sizeof r->message,
-                 "target[%lld] = %lld is outside [0, %lld), and %lld of %lld targets are at or past 2^31: "
+                 "target[%lld] = %lld is outside [0, %lld), and %lld of %lld targets lie beyond the int32 range: "
                  "PyTorch's nll_loss2d_forward_kernel reads them as int32 (this one as %lld) and returns "
                  "a wrong loss without any error", first, value, C, (long long)st->n_bad,
                  (long long)(p->N * p->S), (long long)(int32_t)value);

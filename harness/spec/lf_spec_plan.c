@@ -37,9 +37,10 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
     lf_problem_init(c, p, LF_PATH_CLASS);
     lf_problem_layout(in, p);
     p->label_smoothing = smoothing;
-    /* An empty batch returns before CUDA's kernels dispatch on the target's and
-     * the weight's dtypes: no dtype error (measured on an H100, PyTorch 2.11). */
-    bool empty = in->ndim != 1 && in->shape[0] == 0;
+    /* No targets: CUDA returns before its kernels dispatch on the target's and
+     * the weight's dtypes, so no dtype error (an empty batch measured on an
+     * H100 with PyTorch 2.11; an empty spatial dim read in NLLLoss2d.cu). */
+    bool empty = in->ndim != 1 && tg->numel == 0;
     if (in->ndim <= 2) { /* nll_loss: TORCH_META_FUNC(nll_loss_forward), 2.15 order */
         if (tg->ndim > 1) {
             lf_result_error(r, "target_shape", "RuntimeError", "0D or 1D target tensor expected, multi-target not supported");
