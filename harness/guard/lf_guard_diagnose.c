@@ -53,11 +53,12 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     /* nll_loss2d_forward_kernel (spatial, mean or sum) reads int64 labels as
      * int32: where that hides every bad label, PyTorch returns a wrong loss
      * instead of asserting. Rejected all the same, under a name of its own. */
-    if (st->n_narrowed_silently == st->n_bad) {
-        r->kind = LF_OUTCOME_HOST_ERROR;
-        snprintf(r->error, sizeof r->error, "label_truncated");
-        r->index = st->first_bad;
-        r->value = value;
+    bool truncated = st->n_narrowed_silently == st->n_bad;
+    r->kind = LF_OUTCOME_HOST_ERROR;
+    snprintf(r->error, sizeof r->error, truncated ? "label_truncated" : "label_out_of_range");
+    r->index = st->first_bad;
+    r->value = value;
+    if (truncated) {
         snprintf(r->message, sizeof r->message,
                  "target[%lld] = %lld is outside [0, %lld), and %lld of %lld targets lie beyond the int32 range: "
                  "PyTorch's nll_loss2d_forward_kernel reads them as int32 (this one as %lld) and returns "
@@ -68,10 +69,6 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
                  "the loss: assert 0 <= target.min() and target.max() < C");
         return;
     }
-    r->kind = LF_OUTCOME_HOST_ERROR;
-    snprintf(r->error, sizeof r->error, "label_out_of_range");
-    r->index = st->first_bad;
-    r->value = value;
     snprintf(r->message, sizeof r->message,
              "target[%lld] = %lld is outside [0, %lld); %lld of %lld targets are out of range "
              "(labels seen: min %lld, max %lld; ignore_index = %lld). PyTorch would hit a "
