@@ -18,6 +18,7 @@
 #include "lf_report.h"
 #include "lf_shape.h"
 #include "lf_spec.h"
+#include "lf_tensor_ops.h"
 
 static const char usage[] =
     "usage: lossfuzz repro [--json] [--backend sim|cuda] [--save] [--out DIR] [--target T] FILE|DIR...\n"
@@ -61,32 +62,28 @@ static void print_text(const char *path, const lf_case *c, const lf_result *spec
     if (saved[0]) printf("  %-11s %s\n", refused ? "not saved" : "saved", saved + (refused ? 11 : 0));
 }
 
-/* The crop the batch is reproduced on: one that keeps its diagnosis, else
- * one row and one position (the report then shows how it differs). */
+/* The crop the batch is reproduced on: one that keeps its diagnosis (kept,
+ * with its signature), else one row and one position (the report then shows
+ * how it differs, and --save says why nothing is saved). */
 static bool reproduction_crop(const lf_case *c, const lf_backend *be, const lf_result *spec, const lf_result *guard,
-                              lf_case *crop)
+                              lf_case *crop, bool *kept, char *sig, size_t siglen, char *why, size_t whylen)
 {
-    char want[128], sig[128], err[300];
-    lf_signature_of(spec, guard, want, sizeof want);
-    int64_t focus = lf_batch_focus(spec, guard);
-    if (lf_crop_keeping(c, be, want, focus, crop, sig, sizeof sig, err, sizeof err)) return true;
-    *crop = *c; /* aliases c's tensors until lf_crop slices them into copies of their own */
-    crop->expect_value = NULL;
-    lf_tensor *ts[4] = {&crop->input, &crop->target, &crop->weight, &crop->pos_weight};
-    for (int k = 0; k < 4; k++) ts[k]->borrowed = true;
-    return lf_crop(crop, focus, false);
+    *kept = lf_batch_crop(c, be, spec, guard, crop, sig, siglen, why, whylen);
+    return *kept || lf_crop_copy(c, lf_batch_focus(spec, guard), crop);
 }
 
-/* --save: the regression, or why there is none (in `saved`). */
-static bool save_regression(const lf_case *c, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+/* --save: the reproduction crop minimized into a regression, or why there is none (in `saved`). */
+static bool save_regression(const lf_case *crop, const char *sig, const lf_result *spec, const lf_backend *be,
                             const char *out_dir, char *saved, size_t len)
 {
     lf_case min;
     lf_minimize_stats ms;
     char err[400];
     bool existed;
-    if (!lf_minimize_batch(c, be, spec, guard, &min, &ms, err, sizeof err)) {
+    if (!lf_case_copy(crop, &min)) { snprintf(saved, len, "not saved: out of memory"); return false; }
+    if (!lf_minimize_crop(&min, sig, spec, be, &ms, err, sizeof err)) {
         snprintf(saved, len, "not saved: %s", err);
+        lf_case_free(&min);
         return false;
     }
     bool ok = lf_save_regression(&min, ms.signature, out_dir, saved, len, &existed);
@@ -119,7 +116,9 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_guard_validate_case(&c, be, &p, &guard);
     lf_cli_progress_stage(&progress, "reproduction");
     double t1 = lf_cli_now_ms();
-    if (!reproduction_crop(&c, be, &spec, &guard, &crop)) {
+    bool kept;
+    char sig[128] = "", why[400] = "";
+    if (!reproduction_crop(&c, be, &spec, &guard, &crop, &kept, sig, sizeof sig, why, sizeof why)) {
         fprintf(stderr, "lossfuzz repro: %s: out of memory\n", path);
         lf_result_free(&spec);
         lf_result_free(&guard);
@@ -130,7 +129,9 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     char crop_shape[128];
     lf_format_shape(crop_shape, sizeof crop_shape, crop.input.shape, crop.input.ndim);
     lf_oracle_check(&crop, be, &v);      /* the crop: reproduced on the backend */
-    bool saved_ok = save && save_regression(&c, be, &spec, &guard, out_dir, saved, sizeof saved);
+    bool saved_ok = false;
+    if (save && !kept) snprintf(saved, sizeof saved, "not saved: %s", why);
+    else if (save) saved_ok = save_regression(&crop, sig, &spec, be, out_dir, saved, sizeof saved);
     lf_cli_progress_stage(&progress, NULL);
     lf_cli_progress_end(&progress);
     double t2 = lf_cli_now_ms();

@@ -38,6 +38,8 @@ static bool make_crop(const lf_case *c, int step, int64_t focus, lf_case *out)
     return ok;
 }
 
+bool lf_crop_copy(const lf_case *c, int64_t focus, lf_case *out) { return make_crop(c, 0, focus, out); }
+
 bool lf_crop_keeping(const lf_case *c, const lf_backend *be, const char *signature, int64_t focus, lf_case *out,
                      char *sig, size_t siglen, char *err, size_t errlen)
 {
@@ -58,17 +60,33 @@ int64_t lf_batch_focus(const lf_result *spec, const lf_result *guard)
     return spec->kind == LF_OUTCOME_DEVICE_ASSERT ? spec->index : guard->index;
 }
 
-bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
-                       lf_case *out, lf_minimize_stats *st, char *err, size_t errlen)
+bool lf_batch_crop(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+                   lf_case *out, char *sig, size_t siglen, char *err, size_t errlen)
 {
-    char want[128], sig[128] = "";
+    char want[128];
     lf_signature_of(spec, guard, want, sizeof want);
-    if (!lf_crop_keeping(batch, be, want, lf_batch_focus(spec, guard), out, sig, sizeof sig, err, errlen)) return false;
+    return lf_crop_keeping(batch, be, want, lf_batch_focus(spec, guard), out, sig, siglen, err, errlen);
+}
+
+bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, const lf_backend *be,
+                      lf_minimize_stats *st, char *err, size_t errlen)
+{
     if (!lf_signature_is_finding(sig) && spec->kind == LF_OUTCOME_OK) {
         snprintf(err, errlen, "PyTorch accepts this batch and every path agrees on it: nothing to keep as a regression");
-        lf_case_free(out);
         return false;
     }
     lf_minimize_opts opts = {sig, true};
-    return lf_minimize(out, be, &opts, st);
+    if (lf_minimize(crop, be, &opts, st)) return true;
+    snprintf(err, errlen, "out of memory");
+    return false;
+}
+
+bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+                       lf_case *out, lf_minimize_stats *st, char *err, size_t errlen)
+{
+    char sig[128] = "";
+    if (!lf_batch_crop(batch, be, spec, guard, out, sig, sizeof sig, err, errlen)) return false;
+    if (lf_minimize_crop(out, sig, spec, be, st, err, errlen)) return true;
+    lf_case_free(out);
+    return false;
 }

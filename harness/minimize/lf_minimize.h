@@ -42,13 +42,24 @@ bool lf_crop(lf_case *c, int64_t focus, bool whole_rows);
 bool lf_crop_keeping(const lf_case *c, const lf_backend *be, const char *signature, int64_t focus, lf_case *out,
                      char *sig, size_t siglen, char *err, size_t errlen);
 
+/* *out: a copy of c cropped to one row and one position at `focus`. */
+bool lf_crop_copy(const lf_case *c, int64_t focus, lf_case *out);
+
 /* Where in a batch to crop: the asserting target, or the guard's first bad one. */
 int64_t lf_batch_focus(const lf_result *spec, const lf_result *guard);
 
-/* A user's batch (whose spec and guard results are given) as a regression
- * case: the crop that keeps its diagnosis, minimized keeping its signature and
- * its layout (keep_layout). false with err: nothing to save (PyTorch
- * accepts the batch and no path disagrees), or no crop keeps the diagnosis. */
+/* lf_crop_keeping for a user's batch whose spec and guard results are given:
+ * the crop keeps their signature (lf_signature_of), focused where they point. */
+bool lf_batch_crop(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
+                   lf_case *out, char *sig, size_t siglen, char *err, size_t errlen);
+
+/* Minimizes such a crop in place keeping `sig` and its layout; false with err
+ * when there is nothing to keep (PyTorch accepts the batch, no path
+ * disagrees: spec is the batch's) or when out of memory. */
+bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, const lf_backend *be,
+                      lf_minimize_stats *st, char *err, size_t errlen);
+
+/* lf_batch_crop, then lf_minimize_crop: a user's batch as a regression case. */
 bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
                        lf_case *out, lf_minimize_stats *st, char *err, size_t errlen);
 
