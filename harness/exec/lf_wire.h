@@ -1,0 +1,88 @@
+/* lf_wire.h - the one worker protocol: how the executor (lf_exec.h) hands a
+ * case to a worker process and gets each path's result back. The C worker
+ * (`lossfuzz worker`: reference and guard kernels, sim or CUDA) and the Python
+ * worker (python/lossfuzz_worker.py: real PyTorch) speak it alike.
+ *
+ * File descriptors, set up by the executor before exec:
+ *   3  requests, one JSON object per line (read)
+ *   4  answers, one JSON object per line (write)
+ *   5  shared memory (a memfd): the case's tensors, and room for the values
+ *   1, 2  both go to a pipe the executor reads: CUDA's assertion lines and
+ *      sanitizer reports land there, and stray prints never touch fd 4.
+ *
+ * A worker first writes a hello, once it is ready (CUDA context made, torch
+ * imported):
+ *   {"hello": "lossfuzz-worker", "protocol": 1, "paths": ["reference", "guard"],
+ *    "device": "sim" | "cuda:0" | "cpu", "torch": "2.11.0" (Python only)}
+ * Then, per request:
+ *   {"id": 7, "paths": ["reference", "guard"], "shm_size": 8192,
+ *    "out_at": 4096, "out_cap": 64,
+ *    "case": {"loss": "cross_entropy", "reduction": "mean", "ignore_index": -100,
+ *             "label_smoothing": 0.0,
+ *             "input":  {"dtype": "float32", "shape": [4, 3], "at": 0},
+ *             "target": {"dtype": "int64", "shape": [4], "at": 64},
+ *             "weight": {...}, "pos_weight": {...}}}       (absent when absent)
+ * Tensors are contiguous, row-major, at byte offset `at` of the shared memory
+ * (8-byte aligned). The worker maps fd 5 with shm_size bytes (again when it
+ * changes), runs each path, writes path i's values as float64 at
+ * out_at + 8 * out_cap * i, and answers:
+ *   {"id": 7, "results": [R, ...]}   one R per path, in order, where R is
+ *   {"outcome": "ok", "n": 4, "scalar": false, "dtype": "float32"}
+ *   {"outcome": "host_error", "error": "target_dtype", "exception": "RuntimeError",
+ *    "message": "...", "hint": "...", "hint_id": "...", "warning": "...", "warning_id": "..."}
+ *   {"outcome": "device_assert", "kernel": "nll_loss_forward_reduce_cuda_kernel_2d",
+ *    "cond": "t >= 0 && t < n_classes", "index": 3, "value": 5, "message": "..."}
+ * (only the keys that apply; "error": "result_too_large" when n > out_cap).
+ * A worker whose device is broken (a sticky CUDA error) answers
+ *   {"id": 7, "dead": "CUDA error: device-side assert triggered"}
+ * and exits. A hard device assert on the simulation prints CUDA's assertion
+ * line on stderr and aborts, exactly as the process would end on a GPU:
+ *   FILE:LINE: KERNEL: block: [0,0,0], thread: [3,0,0] Assertion `COND` failed.
+ * End of file on fd 3: the worker exits 0. */
+#ifndef LF_WIRE_H
+#define LF_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lf_result.h"
+
+#define LF_WIRE_PROTOCOL 1
+enum { LF_FD_REQUESTS = 3, LF_FD_ANSWERS = 4, LF_FD_SHM = 5 };
+
+/* The paths a worker can run. */
+typedef enum { LF_WIRE_REFERENCE, LF_WIRE_GUARD, LF_WIRE_TORCH, LF_WIRE_PATH_COUNT } lf_wire_path;
+const char *lf_wire_path_name(lf_wire_path p);
+#define LF_WIRE_MAX_PATHS 2
+
+/* Bytes of shared memory a case needs: its tensors, then out_cap float64
+ * values for each of n_paths results. */
+typedef struct { size_t shm_size, out_at; int64_t out_cap; } lf_wire_layout;
+void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l);
+
+/* The request line (malloc'd, ends in "\n"); copies the tensors into shm,
+ * which has l->shm_size bytes. */
+char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c,
+                      const lf_wire_layout *l, void *shm);
+/* A request read back by a worker: the case borrows its tensors from shm. */
+typedef struct {
+    uint64_t id;
+    lf_wire_path paths[LF_WIRE_MAX_PATHS];
+    int n_paths;
+    lf_wire_layout layout;
+} lf_wire_request_info;
+bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case *c, const void *shm,
+                           size_t shm_size, char *err, size_t errlen);
+
+/* The answer line for results r[0..n): values go to shm. */
+char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm);
+/* Reads an answer into r[0..n); false when it is not one (err says why). A
+ * "dead" answer returns true with *dead set to its text (static buffer of the caller). */
+bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,
+                          const void *shm, char *dead, size_t deadlen, char *err, size_t errlen);
+
+/* Kernel and condition names as CUDA prints them (lf_names.c), back to ids. */
+int lf_kernel_id_of(const char *name);
+int lf_cond_id_of(const char *text);
+
+#endif
