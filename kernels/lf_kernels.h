@@ -60,6 +60,8 @@ LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
     return cur ? (upper_only ? LF_COND_CUR_UPPER : LF_COND_CUR_RANGE) : (upper_only ? LF_COND_T_UPPER : LF_COND_T_RANGE);
 }
 
+#include "lf_names.h"
+
 typedef struct {
     int path;               /* lf_path */
     int log_softmax;        /* 1: input is logits (cross_entropy); 0: log-probabilities (nll_loss) */
@@ -126,8 +128,14 @@ extern "C" {
 #endif
 LF_DECLARE_BACKEND(lf_sim)
 LF_DECLARE_BACKEND(lf_cuda)
+LF_DECLARE_BACKEND(lf_cuda_hard) /* real device asserts: only ever run in an executor worker */
 const char *lf_kernel_name(int kernel_id);
 const char *lf_cond_text(int cond_id);
+int lf_kernel_id_of(const char *name); /* LF_K_NONE when unknown */
+int lf_cond_id_of(const char *text);   /* LF_COND_NONE when unknown */
+/* The simulation's hard mode: a failed kernel assert prints CUDA's assertion
+ * line on stderr and aborts the process, as a real assert ends the context. */
+void lf_sim_set_hard_asserts(int on);
 #ifdef __cplusplus
 }
 #endif

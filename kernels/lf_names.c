@@ -1,18 +1,22 @@
-/* lf_names.c - the names PyTorch users see for the kernels we mirror. */
+/* lf_names.c - kernel and condition names (lf_names.h) on the host, and back
+ * from the text of an assertion line to ids. */
+#include <string.h>
+
 #include "lf_kernels.h"
 
-static const char *const kernel_names[LF_K_COUNT] = {
-    "none",
-    "nll_loss_forward_no_reduce_cuda_kernel",
-    "nll_loss_forward_reduce_cuda_kernel_1d",
-    "nll_loss_forward_reduce_cuda_kernel_2d",
-    "nll_loss2d_forward_no_reduce_kernel",
-    "nll_loss2d_forward_kernel",
-};
+const char *lf_kernel_name(int id) { return lf_kernel_name_at(id); }
+const char *lf_cond_text(int id) { return lf_cond_text_at(id); }
 
-static const char *const cond_texts[LF_COND_COUNT] = {
-    "none", "t >= 0 && t < n_classes", "t < n_classes", "cur_target >= 0 && cur_target < n_classes",
-    "cur_target < n_classes"};
+int lf_kernel_id_of(const char *name)
+{
+    for (int id = 0; id < LF_K_COUNT; id++)
+        if (!strcmp(name, lf_kernel_name_at(id))) return id;
+    return LF_K_NONE;
+}
 
-const char *lf_kernel_name(int id) { return id >= 0 && id < LF_K_COUNT ? kernel_names[id] : "?"; }
-const char *lf_cond_text(int id) { return id >= 0 && id < LF_COND_COUNT ? cond_texts[id] : "?"; }
+int lf_cond_id_of(const char *text)
+{
+    for (int id = 0; id < LF_COND_COUNT; id++)
+        if (!strcmp(text, lf_cond_text_at(id))) return id;
+    return LF_COND_NONE;
+}

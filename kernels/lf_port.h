@@ -11,7 +11,9 @@
  * LF_KERNEL_ASSERT has three modes (architecture.md):
  *   LF_ASSERT_HARD  a real device assert(), sticky, exactly what PyTorch users hit
  *   LF_ASSERT_SOFT  record the failure in an lf_assert_record and return (GPU fuzzing)
- *   simulation      (no __CUDACC__) the same record, written by the CPU
+ *   simulation      (no __CUDACC__) the same record, written by the CPU; or, in
+ *                   hard mode, CUDA's assertion line and abort() (a worker dies
+ *                   as a process whose context a real assert killed)
  */
 #ifndef LF_PORT_H
 #define LF_PORT_H
@@ -81,11 +83,31 @@ extern "C" __host__ __device__ void __assert_fail(const char *, const char *, un
 /* Hard mode: a real device-side assert, as PyTorch's CUDA_KERNEL_ASSERT makes it:
  * __assert_fail directly, so NDEBUG cannot compile it out. The context is dead
  * afterwards (cudaErrorAssert, 710). */
-#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value) \
-    do { if (!(cond)) __assert_fail(#cond, __FILE__, (unsigned)__LINE__, __func__); } while (0)
+/* The line CUDA prints names PyTorch's kernel and condition (lf_names.h), so
+ * the executor can compare a real assert with the spec's prediction. */
+#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value)                               \
+    do {                                                                                            \
+        if (!(cond))                                                                                \
+            __assert_fail(lf_cond_text_at(cond_id), __FILE__, (unsigned)__LINE__, lf_kernel_name_at(kernel_id)); \
+    } while (0)
 #else
-#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value) \
-    do { if (!(cond)) { lf_assert_fail((rec), (kernel_id), (cond_id), (index), (value)); return; } } while (0)
+#if LF_IS_CUDA
+#define LF_SIM_HARD_ASSERT(kernel_id, cond_id) ((void)0)
+#else
+/* The simulation's hard mode (lf_sim_set_hard_asserts): print CUDA's line, abort. */
+extern int lf_sim_hard_asserts;
+void lf_sim_assert_abort(const char *file, int line, int kernel_id, int cond_id);
+#define LF_SIM_HARD_ASSERT(kernel_id, cond_id) \
+    do { if (lf_sim_hard_asserts) lf_sim_assert_abort(__FILE__, __LINE__, (kernel_id), (cond_id)); } while (0)
+#endif
+#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value)                               \
+    do {                                                                                            \
+        if (!(cond)) {                                                                              \
+            LF_SIM_HARD_ASSERT((kernel_id), (cond_id));                                             \
+            lf_assert_fail((rec), (kernel_id), (cond_id), (index), (value));                        \
+            return;                                                                                 \
+        }                                                                                           \
+    } while (0)
 #endif
 
 /* IEEE half and bfloat16, stored as uint16_t, converted with round-to-nearest-even.

@@ -3,6 +3,7 @@
 #include "lf_cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef LF_VERSION
@@ -37,10 +38,45 @@ bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
     return false;
 }
 
-const lf_backend *lf_cli_backend(const char *command, const char *name)
+void lf_cli_paths_default(lf_paths_config *cfg)
 {
-    const char *why;
-    const lf_backend *be = lf_backend_find(name, &why);
-    if (!be) fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, name, why);
+    memset(cfg, 0, sizeof *cfg);
+    cfg->backend = "sim";
+}
+
+bool lf_cli_parse_asserts(const char *command, const char *name, bool *hard)
+{
+    if (strcmp(name, "soft") && strcmp(name, "hard")) {
+        fprintf(stderr, "lossfuzz %s: --asserts must be soft or hard, not %s\n", command, name);
+        return false;
+    }
+    *hard = !strcmp(name, "hard");
+    return true;
+}
+
+int lf_cli_path_option(const char *command, int o, const char *arg, lf_paths_config *cfg)
+{
+    char *end;
+    switch (o) {
+    case 'b': cfg->backend = arg; return 1;
+    case 'a': return lf_cli_parse_asserts(command, arg, &cfg->hard_asserts) ? 1 : -1;
+    case 'E': cfg->executor = true; return 1;
+    case 'T': cfg->torch = true; return 1;
+    case 'W':
+        cfg->timeout_s = strtod(arg, &end);
+        if (*end || end == arg || !(cfg->timeout_s > 0)) {
+            fprintf(stderr, "lossfuzz %s: --timeout needs a positive number of seconds, not %s\n", command, arg);
+            return -1;
+        }
+        return 1;
+    default: return 0;
+    }
+}
+
+const lf_backend *lf_cli_backend(const char *command, const lf_paths_config *cfg)
+{
+    char err[1536];
+    const lf_backend *be = lf_paths_open(cfg, err, sizeof err);
+    if (!be) fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, cfg->backend, err);
     return be;
 }

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "lf_exec_backend.h"
 #include "lf_fuzz.h"
 #include "lf_oracle.h"
 
@@ -18,6 +19,7 @@ int lf_cmd_show(int argc, char **argv);
 int lf_cmd_minimize(int argc, char **argv);
 int lf_cmd_encode(int argc, char **argv);
 int lf_cmd_repro(int argc, char **argv);
+int lf_cmd_worker(int argc, char **argv);
 
 /* Options every command takes. */
 #define LF_CLI_COMMON_OPTIONS {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}
@@ -34,8 +36,27 @@ void lf_cli_print_version(void);
 /* --target T: a fuzz target whose crash files a command may read. false: the
  * problem is printed, naming the command. */
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
-/* --backend B: the backend, or NULL after printing why it cannot be had. */
-const lf_backend *lf_cli_backend(const char *command, const char *name);
+/* Where the paths run, for every command that runs cases (lf_exec_backend.h). */
+#define LF_CLI_PATH_OPTIONS                                                                         \
+    {"backend", required_argument, NULL, 'b'}, {"asserts", required_argument, NULL, 'a'},           \
+        {"executor", no_argument, NULL, 'E'}, {"torch", no_argument, NULL, 'T'},                    \
+        {"timeout", required_argument, NULL, 'W'}
+#define LF_CLI_PATH_HELP                                                                            \
+    "  --backend B     where kernels run: sim (the CPU simulation, default) or cuda\n"               \
+    "  --asserts M     soft (default: a failed kernel assert is recorded) or hard (a real\n"         \
+    "                  device assert, as PyTorch users hit it: run in worker processes\n"           \
+    "                  that die with it and are replaced)\n"                                       \
+    "  --executor      run the kernels in worker processes even with soft asserts\n"              \
+    "  --torch         also run real PyTorch (a Python worker; CUDA with --backend cuda)\n"        \
+    "                  and check it against the spec\n"                                            \
+    "  --timeout S     a worker that takes longer than S seconds on a case is a hang (60)\n"
+/* Handles option o of LF_CLI_PATH_OPTIONS into cfg: 1 handled, 0 not one of
+ * them, -1 a bad value (printed, naming the command). */
+int lf_cli_path_option(const char *command, int o, const char *arg, lf_paths_config *cfg);
+void lf_cli_paths_default(lf_paths_config *cfg);
+bool lf_cli_parse_asserts(const char *command, const char *name, bool *hard);
+/* The backend for cfg (workers started), or NULL after printing why it cannot be had. */
+const lf_backend *lf_cli_backend(const char *command, const lf_paths_config *cfg);
 
 /* Progress on stderr for a case that takes seconds: its size once loaded, the
  * oracle's stages with their times (lf_oracle_check_progress's callback), and

@@ -9,7 +9,8 @@
 #include "lf_report.h"
 
 static const char usage[] =
-    "usage: lossfuzz check [--backend sim|cuda] [--json] [--target T] FILE|DIR...\n"
+    "usage: lossfuzz check [--backend sim|cuda] [--asserts soft|hard] [--torch] [--json]\n"
+    "                      [--target T] FILE|DIR...\n"
     "\n"
     "Runs each case (a JSON case file, a dump: .npz, .safetensors, a directory of\n"
     ".npy files; a directory of JSON cases means its *.json files) through\n"
@@ -19,7 +20,7 @@ static const char usage[] =
     "and checks that the guard catches what PyTorch rejects, accepts what it accepts,\n"
     "and that accepted cases give the same numbers on every path.\n"
     "\n"
-    "  --backend NAME  where kernels run: sim (the CPU simulation, default) or cuda\n"
+    LF_CLI_PATH_HELP
     "  --json          one JSON object per file per line (unusable files too)\n"
     "  --target T      read files without a case's name as crash files of fuzz target T\n"
     "                  (fuzz_class, fuzz_prob, fuzz_json)\n"
@@ -64,21 +65,24 @@ static void check_file(const char *file, lf_target target, const lf_backend *be,
 
 int lf_cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {{"backend", required_argument, NULL, 'b'}, {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {LF_CLI_PATH_OPTIONS, {"json", no_argument, NULL, 'j'},
                                          {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
-    const char *backend_name = "sim";
+    lf_paths_config cfg;
+    lf_cli_paths_default(&cfg);
     bool json = false;
     lf_target target = LF_TARGET_COUNT;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
-        if (o == 'b') backend_name = optarg;
-        else if (o == 'j') json = true;
+        int handled = lf_cli_path_option("check", o, optarg, &cfg);
+        if (handled < 0) return LF_EXIT_UNUSABLE;
+        if (handled) continue;
+        if (o == 'j') json = true;
         else if (o == 't' && !lf_cli_parse_target("check", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
-    const lf_backend *be = lf_cli_backend("check", backend_name);
-    if (!be) return LF_EXIT_UNUSABLE;
     if (optind == argc) { fprintf(stderr, "lossfuzz check: no case files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    const lf_backend *be = lf_cli_backend("check", &cfg);
+    if (!be) return LF_EXIT_UNUSABLE;
     tally t = {0, 0, 0};
     for (int i = optind; i < argc; i++) {
         char **files = NULL, err[512];
@@ -88,5 +92,6 @@ int lf_cmd_check(int argc, char **argv)
         lf_load_free_list(files, n);
     }
     if (!json) printf("%d passed, %d failed, %d unusable\n", t.passed, t.failed, t.unusable);
+    lf_paths_close(be);
     return t.unusable ? LF_EXIT_UNUSABLE : t.failed ? LF_EXIT_FINDING : LF_EXIT_PASS;
 }

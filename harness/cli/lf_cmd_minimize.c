@@ -14,7 +14,7 @@
 #include "lf_spec.h"
 
 static const char usage[] =
-    "usage: lossfuzz minimize [--target T] [--backend sim|cuda] [--out DIR] FILE...\n"
+    "usage: lossfuzz minimize [--target T] [--backend sim|cuda] [--asserts soft|hard] [--out DIR] FILE...\n"
     "\n"
     "Shrinks each case structurally (fewer dims, smaller batch, fewer classes,\n"
     "simpler dtypes, default options, simpler values) while it keeps its signature:\n"
@@ -83,29 +83,34 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
 
 int lf_cmd_minimize(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, LF_CLI_PATH_OPTIONS,
                                          {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
-    const char *out_dir = "regressions", *backend_name = "sim";
+    const char *out_dir = "regressions";
+    lf_paths_config cfg;
+    lf_cli_paths_default(&cfg);
     lf_target target = LF_TARGET_COUNT;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
+        int handled = lf_cli_path_option("minimize", o, optarg, &cfg);
+        if (handled < 0) return LF_EXIT_UNUSABLE;
+        if (handled) continue;
         if (o == 'o') out_dir = optarg;
-        else if (o == 'b') backend_name = optarg;
         else if (o == 't' && !lf_cli_parse_target("minimize", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
-    const lf_backend *be = lf_cli_backend("minimize", backend_name);
     struct stat st;
-    if (!be) return LF_EXIT_UNUSABLE;
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "lossfuzz minimize: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
         return LF_EXIT_UNUSABLE;
     }
     if (optind == argc) { fprintf(stderr, "lossfuzz minimize: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    const lf_backend *be = lf_cli_backend("minimize", &cfg);
+    if (!be) return LF_EXIT_UNUSABLE;
     int status = LF_EXIT_PASS;
     for (int i = optind; i < argc; i++) {
         int rc = minimize_one(argv[i], target, be, out_dir);
         if (rc > status) status = rc;
     }
+    lf_paths_close(be);
     return status;
 }

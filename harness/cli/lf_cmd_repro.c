@@ -21,7 +21,8 @@
 #include "lf_tensor_ops.h"
 
 static const char usage[] =
-    "usage: lossfuzz repro [--json] [--backend sim|cuda] [--save] [--out DIR] [--target T] FILE|DIR...\n"
+    "usage: lossfuzz repro [--json] [--backend sim|cuda] [--asserts soft|hard] [--torch] [--save]\n"
+    "                      [--out DIR] [--target T] FILE|DIR...\n"
     "\n"
     "Reproduces a reported crash and explains it. FILE is a .safetensors or .npz\n"
     "dump (arrays input/logits, target/labels/mask, weight, pos_weight; loss and\n"
@@ -35,6 +36,7 @@ static const char usage[] =
     "              that keeps the batch's outcome, error class and hint; a batch\n"
     "              PyTorch accepts, with nothing wrong, is not saved (exit 2)\n"
     "  --target T  read files without a case's name as crash files of fuzz target T\n"
+    LF_CLI_PATH_HELP
     "\n"
     "exit status: 0 reproduced as predicted, 1 a finding, 2 unusable input, usage,\n"
     "or nothing to save (2 wins over 1)\n";
@@ -162,28 +164,32 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
 int lf_cmd_repro(int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"save", no_argument, NULL, 's'},
-                                         {"out", required_argument, NULL, 'o'}, {"backend", required_argument, NULL, 'b'},
+                                         {"out", required_argument, NULL, 'o'}, LF_CLI_PATH_OPTIONS,
                                          {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
-    const char *backend_name = "sim", *out_dir = "regressions";
+    const char *out_dir = "regressions";
+    lf_paths_config cfg;
+    lf_cli_paths_default(&cfg);
     bool json = false, save = false;
     lf_target target = LF_TARGET_COUNT;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
+        int handled = lf_cli_path_option("repro", o, optarg, &cfg);
+        if (handled < 0) return LF_EXIT_UNUSABLE;
+        if (handled) continue;
         if (o == 'j') json = true;
         else if (o == 's') save = true;
         else if (o == 'o') out_dir = optarg;
-        else if (o == 'b') backend_name = optarg;
         else if (o == 't' && !lf_cli_parse_target("repro", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
-    const lf_backend *be = lf_cli_backend("repro", backend_name);
-    if (!be) return LF_EXIT_UNUSABLE;
     struct stat st;
     if (save && (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "lossfuzz repro: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
         return LF_EXIT_UNUSABLE;
     }
     if (optind == argc) { fprintf(stderr, "lossfuzz repro: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    const lf_backend *be = lf_cli_backend("repro", &cfg);
+    if (!be) return LF_EXIT_UNUSABLE;
     int status = LF_EXIT_PASS;
     for (int i = optind; i < argc; i++) {
         char **files = NULL, err[512];
@@ -199,5 +205,6 @@ int lf_cmd_repro(int argc, char **argv)
         }
         lf_load_free_list(files, n);
     }
+    lf_paths_close(be);
     return status;
 }

@@ -1,10 +1,11 @@
 /* lossfuzz.c - the command-line tool: dispatches to its subcommands.
  *
- *   lossfuzz check [--backend B] [--json] [--target T] FILE|DIR...   spec, reference and guard on each case
+ *   lossfuzz check [--backend B] [--asserts hard] [--torch] FILE|DIR... spec, reference and guard (and PyTorch) on each case
  *   lossfuzz show [--values] [--target T] FILE                       a case (any format) as JSON
  *   lossfuzz minimize [--target T] [--backend B] [--out DIR] FILE... shrink a finding into a regression
  *   lossfuzz encode --target T --out DIR FILE...                     cases to fuzz inputs (seed corpora)
  *   lossfuzz repro [--json] [--save] [--backend B] FILE|DIR...       reproduce and explain a dumped batch
+ *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
  * (2 wins when both happen: not everything was checked). */
@@ -24,6 +25,7 @@ static const char usage_main[] =
     "  repro     reproduce and explain a reported crash (safetensors, npz, npy, JSON, crash file)\n"
     "  minimize  shrink a crash file, a case or a dump into a JSON regression\n"
     "  encode    turn cases into a fuzz target's inputs (seed corpora)\n"
+    "  worker    a worker process for the executor (started by lossfuzz itself)\n"
     "\n"
     "'lossfuzz COMMAND --help' describes a command; --version prints the version.\n"
     "exit status: 0 all properties hold, 1 a finding, 2 unusable input or usage\n"
@@ -33,7 +35,7 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } commands[] = {
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
-        {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}};
+        {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"worker", lf_cmd_worker}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lf_kernels.h" /* kernel and condition names, both ways */
 #include "lf_result.h"
 
 #define LF_WIRE_PROTOCOL 1
@@ -64,15 +65,17 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l);
  * which has l->shm_size bytes. */
 char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c,
                       const lf_wire_layout *l, void *shm);
-/* A request read back by a worker: the case borrows its tensors from shm. */
+/* A request read back by a worker: the case borrows its tensors from the
+ * shared memory, which is mapped (again) when the request's shm_size differs. */
 typedef struct {
     uint64_t id;
     lf_wire_path paths[LF_WIRE_MAX_PATHS];
     int n_paths;
     lf_wire_layout layout;
 } lf_wire_request_info;
-bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case *c, const void *shm,
-                           size_t shm_size, char *err, size_t errlen);
+typedef struct { int fd; void *base; size_t size; } lf_wire_shm;
+bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case *c, lf_wire_shm *shm, char *err,
+                           size_t errlen);
 
 /* The answer line for results r[0..n): values go to shm. */
 char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm);
@@ -80,9 +83,5 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
  * "dead" answer returns true with *dead set to its text (static buffer of the caller). */
 bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,
                           const void *shm, char *dead, size_t deadlen, char *err, size_t errlen);
-
-/* Kernel and condition names as CUDA prints them (lf_names.c), back to ids. */
-int lf_kernel_id_of(const char *name);
-int lf_cond_id_of(const char *text);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lf_exec.h"
 #include "lf_guard.h"
 #include "lf_run.h"
 #include "lf_spec.h"
@@ -85,13 +86,37 @@ static void expect_values(const lf_case *c, lf_verdict *v)
         }
 }
 
+/* A path that did not run to an answer: the backend failed, its worker
+ * crashed, hung or broke its device, or a kernel wrote outside its buffers. */
+static bool path_failed(lf_verdict *v, const char *path, const lf_result *r)
+{
+    static const char *const failures[][2] = {
+        {"backend_error", "backend-error"}, {"worker_start", "backend-error"}, {"worker_crash", "crash"},
+        {"worker_hang", "hang"}, {"cuda_error", "cuda-error"}, {"oob_write", "oob-write"}};
+    for (size_t i = 0; i < sizeof failures / sizeof failures[0]; i++) {
+        if (strcmp(r->error, failures[i][0])) continue;
+        char cls[96];
+        snprintf(cls, sizeof cls, "%s/%s", failures[i][1], path);
+        found(v, cls, "%s: %s", path, r->message);
+        return true;
+    }
+    return false;
+}
+
+/* The same assert as the spec's: kernel and condition, and the element when
+ * the path knows it (a real assert's line names a block and thread only). */
+static bool same_assert(const lf_result *got, const lf_result *s)
+{
+    return got->kernel_id == s->kernel_id && got->cond_id == s->cond_id && (got->index < 0 || got->index == s->index);
+}
+
 static void judge(const lf_case *c, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *ref = &v->reference, *g = &v->guard;
     char cls[96];
     bool pytorch_rejects = s->kind != LF_OUTCOME_OK;
-    if (!strcmp(ref->error, "backend_error") || !strcmp(g->error, "backend_error"))
-        found(v, "backend-error", "%s", !strcmp(ref->error, "backend_error") ? ref->message : g->message);
+    path_failed(v, "reference", ref);
+    path_failed(v, "guard", g);
     if (pytorch_rejects && g->kind == LF_OUTCOME_OK) {
         snprintf(cls, sizeof cls, "guard-miss/%s", s->error);
         found(v, cls, "PyTorch: %s; the guard accepted the call", s->message);
@@ -111,9 +136,11 @@ static void judge(const lf_case *c, lf_verdict *v)
     if (ref->kind != s->kind) {
         snprintf(cls, sizeof cls, "reference-mismatch/%s-vs-%s", lf_outcome_name(ref->kind), lf_outcome_name(s->kind));
         found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, s->message);
-    } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && (ref->index != s->index || ref->kernel_id != s->kernel_id)) {
-        found(v, "reference-mismatch/assert-site", "reference asserted in %s at target[%lld], spec in %s at target[%lld]",
-              lf_kernel_name(ref->kernel_id), (long long)ref->index, lf_kernel_name(s->kernel_id), (long long)s->index);
+    } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && !same_assert(ref, s)) {
+        found(v, "reference-mismatch/assert-site",
+              "reference asserted in %s (`%s`) at target[%lld], spec in %s (`%s`) at target[%lld]",
+              lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
+              lf_kernel_name(s->kernel_id), lf_cond_text(s->cond_id), (long long)s->index);
     }
     if (s->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) compare_values(v, "reference", ref);
     if (s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) compare_values(v, "guard", g);
@@ -132,18 +159,68 @@ static void judge(const lf_case *c, lf_verdict *v)
     }
 }
 
+/* PyTorch itself against the spec, unless a documented difference explains it. */
+static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *t = &v->torch;
+    char cls[96];
+    if (path_failed(v, "torch", t)) return;
+    const char *known = lf_torch_known_difference(c, s, t, lf_exec_device(be->torch), lf_exec_torch_version(be->torch));
+    if (known) {
+        snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
+        return;
+    }
+    if (t->kind != s->kind) {
+        snprintf(cls, sizeof cls, "torch-mismatch/%s-vs-%s", lf_outcome_name(t->kind), lf_outcome_name(s->kind));
+        found(v, cls, "PyTorch: %s; spec: %s", t->kind == LF_OUTCOME_OK ? "ok" : t->message,
+              s->kind == LF_OUTCOME_OK ? "ok" : s->message);
+    } else if (s->kind == LF_OUTCOME_HOST_ERROR && strcmp(t->error, s->error)) {
+        snprintf(cls, sizeof cls, "torch-mismatch/error-%s", s->error);
+        found(v, cls, "PyTorch raised %s (%s: %s); the spec says %s", t->error, t->exception, t->message, s->error);
+    } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && t->kernel_id != LF_K_NONE && !same_assert(t, s)) {
+        found(v, "torch-mismatch/assert-site", "PyTorch asserted in %s (`%s`), the spec in %s (`%s`)",
+              lf_kernel_name(t->kernel_id), lf_cond_text(t->cond_id), lf_kernel_name(s->kernel_id),
+              lf_cond_text(s->cond_id));
+    } else if (s->kind == LF_OUTCOME_OK) {
+        compare_values(v, "torch", t);
+    }
+}
+
+/* The kernel paths: in this process, or both in one request to a worker. */
+static void run_kernel_paths(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
+                             void *ctx)
+{
+    if (be->exec) {
+        static const lf_wire_path paths[2] = {LF_WIRE_REFERENCE, LF_WIRE_GUARD};
+        lf_result r[2];
+        if (progress) progress(ctx, "reference+guard (worker)");
+        lf_exec_run(be->exec, paths, 2, c, r);
+        v->reference = r[0];
+        v->guard = r[1];
+        return;
+    }
+    if (progress) progress(ctx, "reference");
+    lf_reference_run(c, be, &v->reference);
+    if (progress) progress(ctx, "guard");
+    lf_guard_run(c, be, &v->guard);
+}
+
 void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
                               void *ctx)
 {
     memset(v, 0, sizeof *v);
     if (progress) progress(ctx, "spec");
     lf_spec_run(c, &v->spec);
-    if (progress) progress(ctx, "reference");
-    lf_reference_run(c, be, &v->reference);
-    if (progress) progress(ctx, "guard");
-    lf_guard_run(c, be, &v->guard);
+    run_kernel_paths(c, be, v, progress, ctx);
+    if (be->torch) {
+        static const lf_wire_path torch_path = LF_WIRE_TORCH;
+        if (progress) progress(ctx, "torch (worker)");
+        lf_exec_run(be->torch, &torch_path, 1, c, &v->torch);
+        v->has_torch = true;
+    }
     if (progress) progress(ctx, NULL);
     judge(c, v);
+    if (v->has_torch) judge_torch(c, be, v);
 }
 
 void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)
@@ -156,4 +233,5 @@ void lf_verdict_free(lf_verdict *v)
     lf_result_free(&v->spec);
     lf_result_free(&v->reference);
     lf_result_free(&v->guard);
+    lf_result_free(&v->torch);
 }

@@ -6,6 +6,12 @@
  * tolerance, NaN-safe (else value-mismatch), and a case's recorded `expect`
  * still holds (else expect-mismatch). Memory safety is watched by ASan on the
  * simulation: a stray access aborts the process with its report.
+ * With a torch worker (lf_exec_backend.h), PyTorch itself is a fourth path,
+ * judged against the spec (else torch-mismatch) unless a documented version
+ * or device difference explains it (lf_torch_known.c).
+ * A worker that crashed, hung or broke its device on a path is a finding of
+ * its own (crash/, hang/, cuda-error/<path>); a real device assert (hard
+ * asserts) is compared by kernel and condition, CUDA's line naming no element.
  * Where PyTorch returns a number that is not the loss the labels ask for (the
  * spec's `silent`, e.g. label_truncated), the guard must reject the call under
  * that class: a pass of its own (guarded_silent), never a false alarm.
@@ -18,6 +24,9 @@
 
 typedef struct {
     lf_result spec, reference, guard;
+    lf_result torch;       /* real PyTorch, when the backend has a torch worker */
+    bool has_torch;
+    char torch_known[200]; /* a documented PyTorch version or device difference explains torch's answer */
     bool finding;
     bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];
@@ -33,6 +42,11 @@ typedef void (*lf_progress_fn)(void *ctx, const char *stage);
 void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
                               void *ctx);
 void lf_verdict_free(lf_verdict *v);
+
+/* Why PyTorch's answer on that device and version differs from the spec's
+ * by design (the spec models PyTorch 2.x on CUDA), or NULL (lf_torch_known.c). */
+const char *lf_torch_known_difference(const lf_case *c, const lf_result *spec, const lf_result *torch,
+                                      const char *device, const char *version);
 
 /* NaN-safe closeness of a path's value to the spec's, per output dtype. */
 bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype);

@@ -20,12 +20,21 @@ typedef struct {
     int (*reference_forward)(const lf_problem *p, const lf_buffers *b);
     int (*guarded_validate)(const lf_problem *p, const void *target, int64_t n, lf_target_stats *s);
     int (*guarded_forward)(const lf_problem *p, const lf_buffers *b);
+    /* Why the device can do no more work (a sticky CUDA error: a device
+     * assert, an illegal address), or NULL while it can. NULL: never breaks. */
+    const char *(*broken)(void);
+    /* Out of process (harness/exec): the reference and guard paths run in
+     * executor workers, PyTorch itself in a Python worker. NULL: in process. */
+    struct lf_exec *exec, *torch;
 } lf_backend;
 
-/* The backend of that name ("sim" or "cuda"), or NULL with the reason in *why. */
+/* The backend of that name ("sim" or "cuda"), or NULL with the reason in *why.
+ * Hard asserts end the process at the first failed kernel assert (CUDA: the
+ * context dies; sim: CUDA's line and abort): only for executor workers. */
 const lf_backend *lf_backend_find(const char *name, const char **why);
+const lf_backend *lf_backend_find_asserts(const char *name, bool hard_asserts, const char **why);
 const lf_backend *lf_sim_backend(void);
-const lf_backend *lf_cuda_backend(void); /* NULL without a usable GPU; only in CUDA builds */
+const lf_backend *lf_cuda_backend(bool hard_asserts); /* NULL without a usable GPU; only in CUDA builds */
 
 /* One call's buffers in backend memory. */
 typedef struct {

@@ -3,7 +3,7 @@
  * recorded and the context stays alive). Built only when nvcc is found.
  * lf_cuda_backend() returns NULL when no usable GPU is present, so callers can
  * say "no GPU" instead of failing. Crash isolation (a worker process owning the
- * context) is the GPU executor's job, not this file's. */
+ * context) is the executor's job (harness/exec), not this file's. */
 #include <cuda_runtime.h>
 #include <stddef.h>
 
@@ -29,14 +29,32 @@ static int cuda_to_host(void *dst, const void *src, size_t bytes)
     return bytes ? (int)cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) : 0;
 }
 
+/* A sticky error (a device assert, an illegal address) survives being read;
+ * a plain one (a launch that asked too much) is cleared by it. */
+static const char *cuda_broken(void)
+{
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e == cudaSuccess) return NULL;
+    cudaGetLastError();
+    return cudaDeviceSynchronize() == cudaSuccess ? NULL : cudaGetErrorString(e);
+}
+
 static const lf_backend cuda_backend = {
     "cuda", cuda_alloc, cuda_release, cuda_to_device, cuda_to_host,
-    lf_cuda_reference_forward, lf_cuda_guarded_validate, lf_cuda_guarded_forward,
+    lf_cuda_reference_forward, lf_cuda_guarded_validate, lf_cuda_guarded_forward, cuda_broken, NULL, NULL,
 };
 
-const lf_backend *lf_cuda_backend(void)
+/* Real device asserts: the context dies with the first one. Only an executor
+ * worker (harness/exec) runs these. */
+static const lf_backend cuda_hard_backend = {
+    "cuda", cuda_alloc, cuda_release, cuda_to_device, cuda_to_host,
+    lf_cuda_hard_reference_forward, lf_cuda_hard_guarded_validate, lf_cuda_hard_guarded_forward, cuda_broken, NULL, NULL,
+};
+
+const lf_backend *lf_cuda_backend(bool hard_asserts)
 {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return NULL;
-    return &cuda_backend;
+    return hard_asserts ? &cuda_hard_backend : &cuda_backend;
 }

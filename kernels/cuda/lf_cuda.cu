@@ -16,7 +16,11 @@ static unsigned cuda_blocks(int64_t work)
     return (unsigned)(blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks);
 }
 
+#ifdef LF_ASSERT_HARD
+#define LF_FN(name) lf_cuda_hard_##name /* both builds link into one worker */
+#else
 #define LF_FN(name) lf_cuda_##name
+#endif
 #define LF_LAUNCH(kernel, work, ...)                                                   \
     do {                                                                               \
         kernel<<<cuda_blocks(work), (work) == 1 ? 1 : 256>>>(__VA_ARGS__);             \

@@ -1,0 +1,145 @@
+/* lf_exec_backend.c - options -> a backend whose paths run in this process or
+ * in executor workers (lf_exec_backend.h). */
+#include "lf_exec_backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef LF_PYTHON_DIR
+#define LF_PYTHON_DIR "python"
+#endif
+
+static bool env_flag(const char *name) { const char *v = getenv(name); return v && *v && strcmp(v, "0"); }
+
+bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen)
+{
+    const char *be = getenv("LOSSFUZZ_BACKEND"), *asserts = getenv("LOSSFUZZ_ASSERTS"), *t = getenv("LOSSFUZZ_TIMEOUT");
+    memset(cfg, 0, sizeof *cfg);
+    cfg->backend = be && *be ? be : "sim";
+    if (strcmp(cfg->backend, "sim") && strcmp(cfg->backend, "cuda")) {
+        snprintf(err, errlen, "LOSSFUZZ_BACKEND=%s: expected sim or cuda", cfg->backend);
+        return false;
+    }
+    if (asserts && *asserts && strcmp(asserts, "soft") && strcmp(asserts, "hard")) {
+        snprintf(err, errlen, "LOSSFUZZ_ASSERTS=%s: expected soft or hard", asserts);
+        return false;
+    }
+    cfg->hard_asserts = asserts && !strcmp(asserts, "hard");
+    cfg->executor = env_flag("LOSSFUZZ_EXECUTOR") || !strcmp(cfg->backend, "cuda");
+    cfg->torch = env_flag("LOSSFUZZ_TORCH");
+    char *end = NULL;
+    cfg->timeout_s = t && *t ? strtod(t, &end) : 0;
+    if (t && *t && (*end || cfg->timeout_s <= 0)) {
+        snprintf(err, errlen, "LOSSFUZZ_TIMEOUT=%s: expected a number of seconds", t);
+        return false;
+    }
+    return true;
+}
+
+/* The C worker: the lossfuzz binary named, else this program (lossfuzz itself). */
+static bool worker_binary(const lf_paths_config *cfg, char *out, size_t outlen, char *err, size_t errlen)
+{
+    const char *w = cfg->worker ? cfg->worker : getenv("LOSSFUZZ_WORKER");
+    if (w && *w) {
+        snprintf(out, outlen, "%s", w);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", out, outlen - 1);
+        if (n <= 0) { snprintf(err, errlen, "cannot find this program to start workers"); return false; }
+        out[n] = 0;
+    }
+    if (access(out, X_OK)) {
+        snprintf(err, errlen, "worker %s is not an executable lossfuzz (set LOSSFUZZ_WORKER)", out);
+        return false;
+    }
+    return true;
+}
+
+/* An interpreter by name: as given when it has a slash, else found on $PATH. */
+static bool find_program(const char *name, char *out, size_t outlen)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, outlen, "%s", name);
+        return access(out, X_OK) == 0;
+    }
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        snprintf(out, outlen, "%.*s/%s", (int)len, path, name);
+        if (len && access(out, X_OK) == 0) return true;
+        path += len + (path[len] == ':');
+    }
+    return false;
+}
+
+/* The Python worker under the first interpreter that has torch:
+ * $LOSSFUZZ_PYTHON, else python3 on $PATH, else /usr/bin/python3. */
+static lf_exec *start_torch(const lf_paths_config *cfg, char *err, size_t errlen)
+{
+    const char *script = getenv("LOSSFUZZ_PYTHON_WORKER");
+    char path[256], tried[1024] = "";
+    if (!script || !*script) script = LF_PYTHON_DIR "/lossfuzz_worker.py";
+    const char *env_py = getenv("LOSSFUZZ_PYTHON");
+    const char *candidates[] = {env_py && *env_py ? env_py : NULL, "python3", "/usr/bin/python3"};
+    const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;
+        const char *argv[] = {path, script, "--device", device, NULL};
+        lf_exec_options o = {"torch worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
+        char why[400];
+        lf_exec *x = lf_exec_start(&o, why, sizeof why);
+        if (x) return x;
+        size_t used = strlen(tried);
+        snprintf(tried + used, sizeof tried - used, "%s  %.200s: %.300s", used ? "\n" : "", path, why);
+        if (env_py && *env_py) break; /* the one asked for, or none */
+    }
+    snprintf(err, errlen, "no Python with torch could run the PyTorch worker (set LOSSFUZZ_PYTHON):\n%s",
+             tried[0] ? tried : "  no python3 found");
+    return NULL;
+}
+
+static lf_exec *start_kernels(const lf_paths_config *cfg, char *err, size_t errlen)
+{
+    char bin[512];
+    if (!worker_binary(cfg, bin, sizeof bin, err, errlen)) return NULL;
+    const char *argv[] = {bin, "worker", "--backend", cfg->backend, "--asserts", cfg->hard_asserts ? "hard" : "soft", NULL};
+    int gpus = strcmp(cfg->backend, "cuda") ? 0 : lf_exec_visible_gpus();
+    lf_exec_options o = {strcmp(cfg->backend, "cuda") ? "sim worker" : "cuda worker", argv, cfg->timeout_s, 0,
+                         gpus, cfg->no_spare};
+    return lf_exec_start(&o, err, errlen);
+}
+
+const lf_backend *lf_paths_open(const lf_paths_config *cfg, char *err, size_t errlen)
+{
+    const char *why;
+    bool out_of_process = cfg->executor || cfg->hard_asserts;
+    const lf_backend *base = out_of_process ? lf_sim_backend() : lf_backend_find(cfg->backend, &why);
+    if (!base) {
+        snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
+    if (!out_of_process && !cfg->torch) return base;
+    lf_backend *be = malloc(sizeof *be);
+    *be = *base; /* with exec set, the oracle sends the kernel paths to workers, never to these */
+    be->name = cfg->backend;
+    be->exec = be->torch = NULL;
+    if (out_of_process && !(be->exec = start_kernels(cfg, err, errlen))) {
+        free(be);
+        return NULL;
+    }
+    if (cfg->torch && !(be->torch = start_torch(cfg, err, errlen))) {
+        lf_exec_stop(be->exec);
+        free(be);
+        return NULL;
+    }
+    return be;
+}
+
+void lf_paths_close(const lf_backend *be)
+{
+    if (!be || (!be->exec && !be->torch)) return;
+    lf_exec_stop(be->exec);
+    lf_exec_stop(be->torch);
+    free((void *)be);
+}

@@ -1,0 +1,276 @@
+/* lf_wire.c - encoding and decoding the worker protocol (lf_wire.h). */
+#include "lf_wire.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static const char *const path_names[LF_WIRE_PATH_COUNT] = {"reference", "guard", "torch"};
+static const char *const tensor_keys[4] = {"input", "target", "weight", "pos_weight"};
+
+const char *lf_wire_path_name(lf_wire_path p) { return p < LF_WIRE_PATH_COUNT ? path_names[p] : "?"; }
+
+static const lf_tensor *tensor_at(const lf_case *c, int i)
+{
+    const lf_tensor *t[4] = {&c->input, &c->target, &c->weight, &c->pos_weight};
+    return t[i];
+}
+
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
+{
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        const lf_tensor *t = tensor_at(c, i);
+        if (t->present) at += align8((size_t)t->numel * lf_dtype_size(t->dtype));
+    }
+    /* No result has more elements than the input (reduction none keeps the
+     * batch); a foreign kernel that returns more is told result_too_large. */
+    l->out_cap = c->input.numel + 16;
+    l->out_at = at;
+    l->shm_size = at + (size_t)n_paths * (size_t)l->out_cap * sizeof(double);
+}
+
+char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c,
+                      const lf_wire_layout *l, void *shm)
+{
+    json_t *cj = json_pack("{s:s, s:s, s:I}", "loss", lf_loss_name(c->loss), "reduction", c->reduction_name,
+                           "ignore_index", (json_int_t)c->ignore_index);
+    /* JSON has no NaN or infinity: those go as "nan", "inf", "-inf", as in case files. */
+    double ls = c->label_smoothing;
+    json_object_set_new(cj, "label_smoothing",
+                        isfinite(ls) ? json_real(ls) : json_string(isnan(ls) ? "nan" : ls > 0 ? "inf" : "-inf"));
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        const lf_tensor *t = tensor_at(c, i);
+        if (!t->present) continue;
+        json_t *shape = json_array();
+        for (int d = 0; d < t->ndim; d++) json_array_append_new(shape, json_integer(t->shape[d]));
+        size_t bytes = (size_t)t->numel * lf_dtype_size(t->dtype);
+        if (bytes) memcpy((char *)shm + at, t->data, bytes);
+        json_object_set_new(cj, tensor_keys[i],
+                            json_pack("{s:s, s:o, s:I}", "dtype", lf_dtype_name(t->dtype), "shape", shape, "at",
+                                      (json_int_t)at));
+        at += align8(bytes);
+    }
+    json_t *pj = json_array();
+    for (int i = 0; i < n_paths; i++) json_array_append_new(pj, json_string(lf_wire_path_name(paths[i])));
+    json_t *req = json_pack("{s:I, s:o, s:I, s:I, s:I, s:o}", "id", (json_int_t)id, "paths", pj, "shm_size",
+                            (json_int_t)l->shm_size, "out_at", (json_int_t)l->out_at, "out_cap",
+                            (json_int_t)l->out_cap, "case", cj);
+    char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+    json_decref(req);
+    return text;
+}
+
+static bool fail(char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s", what);
+    return false;
+}
+
+/* A tensor of the request, borrowed from shared memory after bounds checks. */
+static bool read_tensor(json_t *tj, lf_tensor *t, const void *shm, size_t shm_size, char *err, size_t errlen)
+{
+    json_t *shape = json_object_get(tj, "shape");
+    json_int_t at = json_integer_value(json_object_get(tj, "at"));
+    if (!json_is_array(shape) || json_array_size(shape) > LF_MAX_DIMS ||
+        !lf_dtype_parse(json_string_value(json_object_get(tj, "dtype")) ? json_string_value(json_object_get(tj, "dtype")) : "", &t->dtype))
+        return fail(err, errlen, "a tensor without a valid dtype or shape");
+    t->present = true;
+    t->ndim = (int)json_array_size(shape);
+    t->numel = 1;
+    for (int d = 0; d < t->ndim; d++) { /* a dim may pass the limit when another is 0 */
+        t->shape[d] = json_integer_value(json_array_get(shape, (size_t)d));
+        if (t->shape[d] < 0 || __builtin_mul_overflow(t->numel, t->shape[d], &t->numel))
+            return fail(err, errlen, "a tensor with a negative or overflowing shape");
+    }
+    if (t->numel > LF_MAX_NUMEL) return fail(err, errlen, "a tensor over the size limit");
+    size_t bytes = (size_t)t->numel * lf_dtype_size(t->dtype);
+    if (at < 0 || (size_t)at > shm_size || bytes > shm_size - (size_t)at)
+        return fail(err, errlen, "a tensor outside the shared memory");
+    t->data = (char *)shm + at;
+    t->borrowed = true;
+    return true;
+}
+
+static bool map_shm(lf_wire_shm *m, size_t size)
+{
+    if (size == m->size && m->base) return true;
+    if (m->base) munmap(m->base, m->size);
+    m->base = size ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0) : NULL;
+    if (m->base == MAP_FAILED) m->base = NULL;
+    m->size = m->base ? size : 0;
+    return m->base != NULL;
+}
+
+bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case *c, lf_wire_shm *m, char *err,
+                           size_t errlen)
+{
+    json_error_t je;
+    json_t *req = json_loads(line, 0, &je), *cj = json_object_get(req, "case"), *pj = json_object_get(req, "paths");
+    bool ok = false;
+    memset(info, 0, sizeof *info);
+    lf_case_init(c);
+    if (!json_is_object(cj) || !json_is_array(pj) || json_array_size(pj) < 1 ||
+        json_array_size(pj) > LF_WIRE_MAX_PATHS) {
+        fail(err, errlen, "not a request (id, paths, case)");
+        goto out;
+    }
+    info->id = (uint64_t)json_integer_value(json_object_get(req, "id"));
+    info->layout.shm_size = (size_t)json_integer_value(json_object_get(req, "shm_size"));
+    info->layout.out_at = (size_t)json_integer_value(json_object_get(req, "out_at"));
+    info->layout.out_cap = json_integer_value(json_object_get(req, "out_cap"));
+    if (!map_shm(m, info->layout.shm_size)) {
+        fail(err, errlen, "cannot map the shared memory");
+        goto out;
+    }
+    const void *shm = m->base;
+    size_t shm_size = m->size;
+    for (size_t i = 0; i < json_array_size(pj); i++) {
+        const char *name = json_string_value(json_array_get(pj, i));
+        int p = 0;
+        while (p < LF_WIRE_PATH_COUNT && (!name || strcmp(name, path_names[p]))) p++;
+        if (p == LF_WIRE_PATH_COUNT) { fail(err, errlen, "an unknown path"); goto out; }
+        info->paths[info->n_paths++] = (lf_wire_path)p;
+    }
+    const char *loss = json_string_value(json_object_get(cj, "loss"));
+    const char *red = json_string_value(json_object_get(cj, "reduction"));
+    if (!loss || !lf_loss_parse(loss, &c->loss) || !red || strlen(red) >= sizeof c->reduction_name) {
+        fail(err, errlen, "a case without a valid loss or reduction");
+        goto out;
+    }
+    snprintf(c->reduction_name, sizeof c->reduction_name, "%s", red);
+    c->reduction = lf_reduction_parse(red);
+    c->ignore_index = json_integer_value(json_object_get(cj, "ignore_index"));
+    json_t *ls = json_object_get(cj, "label_smoothing");
+    c->label_smoothing = json_is_string(ls) ? strtod(json_string_value(ls), NULL) : json_number_value(ls);
+    for (int i = 0; i < 4; i++) {
+        json_t *tj = json_object_get(cj, tensor_keys[i]);
+        if (tj && !read_tensor(tj, (lf_tensor *)tensor_at(c, i), shm, shm_size, err, errlen)) goto out;
+    }
+    size_t values = (size_t)info->n_paths * (size_t)info->layout.out_cap * sizeof(double);
+    if (info->layout.out_cap < 0 || info->layout.out_at > shm_size || values > shm_size - info->layout.out_at) {
+        fail(err, errlen, "the result area is outside the shared memory");
+        goto out;
+    }
+    ok = true;
+out:
+    json_decref(req);
+    return ok;
+}
+
+static void set_text(json_t *o, const char *key, const char *text)
+{
+    if (text[0]) json_object_set_new(o, key, json_string(text));
+}
+
+char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm)
+{
+    json_t *results = json_array();
+    for (int i = 0; i < n; i++) {
+        const lf_result *x = &r[i];
+        bool too_large = x->kind == LF_OUTCOME_OK && x->n > l->out_cap;
+        json_t *o = too_large ? json_pack("{s:s, s:s, s:s}", "outcome", "host_error", "error", "result_too_large",
+                                          "message", "the result has more values than the shared memory holds")
+                              : json_pack("{s:s}", "outcome", lf_outcome_name(x->kind));
+        if (too_large) {
+            /* said in full above */
+        } else if (x->kind == LF_OUTCOME_OK) {
+            memcpy((char *)shm + l->out_at + (size_t)i * (size_t)l->out_cap * sizeof(double), x->values,
+                   (size_t)x->n * sizeof(double));
+            json_object_set_new(o, "n", json_integer(x->n));
+            json_object_set_new(o, "scalar", json_boolean(x->scalar));
+            json_object_set_new(o, "dtype", json_string(lf_dtype_name(x->out_dtype)));
+        } else if (x->kind == LF_OUTCOME_DEVICE_ASSERT) {
+            json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
+            json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
+            json_object_set_new(o, "index", json_integer(x->index));
+            json_object_set_new(o, "value", json_integer(x->value));
+        }
+        if (!too_large && x->kind != LF_OUTCOME_OK) {
+            set_text(o, "error", x->error);
+            set_text(o, "exception", x->exception);
+            set_text(o, "message", x->message);
+        }
+        set_text(o, "hint", x->hint);
+        set_text(o, "hint_id", x->hint_id);
+        set_text(o, "warning", x->warning);
+        set_text(o, "warning_id", x->warning_id);
+        json_array_append_new(results, o);
+    }
+    json_t *ans = json_pack("{s:I, s:o}", "id", (json_int_t)id, "results", results);
+    char *text = json_dumps(ans, JSON_COMPACT);
+    json_decref(ans);
+    return text;
+}
+
+static void copy_text(char *dst, size_t cap, json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    snprintf(dst, cap, "%s", s ? s : "");
+}
+
+static bool read_result(json_t *o, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
+{
+    lf_result_init(r);
+    const char *outcome = json_string_value(json_object_get(o, "outcome"));
+    if (!outcome || !lf_outcome_parse(outcome, &r->kind) || r->kind == LF_OUTCOME_NONE)
+        return fail(err, errlen, "a result without a valid outcome");
+    copy_text(r->error, sizeof r->error, o, "error");
+    copy_text(r->exception, sizeof r->exception, o, "exception");
+    copy_text(r->message, sizeof r->message, o, "message");
+    copy_text(r->hint, sizeof r->hint, o, "hint");
+    copy_text(r->hint_id, sizeof r->hint_id, o, "hint_id");
+    copy_text(r->warning, sizeof r->warning, o, "warning");
+    copy_text(r->warning_id, sizeof r->warning_id, o, "warning_id");
+    if (r->kind == LF_OUTCOME_DEVICE_ASSERT) {
+        const char *kernel = json_string_value(json_object_get(o, "kernel"));
+        const char *cond = json_string_value(json_object_get(o, "cond"));
+        r->kernel_id = kernel ? lf_kernel_id_of(kernel) : LF_K_NONE;
+        r->cond_id = cond ? lf_cond_id_of(cond) : LF_COND_NONE;
+        json_t *index = json_object_get(o, "index");
+        r->index = index ? json_integer_value(index) : -1; /* -1: not known (a hard assert, a CPU IndexError) */
+        r->value = json_integer_value(json_object_get(o, "value"));
+        if (!r->error[0]) snprintf(r->error, sizeof r->error, "label_out_of_range");
+    }
+    if (r->kind != LF_OUTCOME_OK) return true;
+    json_int_t n = json_integer_value(json_object_get(o, "n"));
+    const char *dtype = json_string_value(json_object_get(o, "dtype"));
+    if (n < 0 || n > cap || !dtype || !lf_dtype_parse(dtype, &r->out_dtype))
+        return fail(err, errlen, "an ok result without a valid count or dtype");
+    r->scalar = json_is_true(json_object_get(o, "scalar"));
+    if (!lf_result_alloc_values(r, n, false)) return fail(err, errlen, "out of memory");
+    memcpy(r->values, values, (size_t)n * sizeof(double));
+    return true;
+}
+
+bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,
+                          const void *shm, char *dead, size_t deadlen, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *ans = json_loads(line, 0, &je), *results = json_object_get(ans, "results");
+    bool ok = false;
+    dead[0] = 0;
+    if (!json_is_object(ans) || (uint64_t)json_integer_value(json_object_get(ans, "id")) != id) {
+        fail(err, errlen, "not an answer to this request");
+    } else if (json_is_string(json_object_get(ans, "dead"))) {
+        snprintf(dead, deadlen, "%s", json_string_value(json_object_get(ans, "dead")));
+        ok = true;
+    } else if (!json_is_array(results) || json_array_size(results) != (size_t)n) {
+        fail(err, errlen, "an answer without one result per path");
+    } else {
+        ok = true;
+        for (int i = 0; i < n && ok; i++) {
+            const double *values =
+                (const double *)((const char *)shm + l->out_at + (size_t)i * (size_t)l->out_cap * sizeof(double));
+            ok = read_result(json_array_get(results, (size_t)i), &r[i], values, l->out_cap, err, errlen);
+        }
+    }
+    json_decref(ans);
+    return ok;
+}

@@ -1,0 +1,33 @@
+/* lf_names.h - the names PyTorch users see for the kernels we mirror and their
+ * asserted conditions, usable on the device: a hard assert prints them in
+ * CUDA's assertion line (lf_port.h), so the line a worker leaves on stderr
+ * names PyTorch's kernel and condition, and the executor reads them back. */
+#ifndef LF_NAMES_H
+#define LF_NAMES_H
+
+LF_DEVICE const char *lf_kernel_name_at(int id)
+{
+    switch (id) {
+    case LF_K_NONE: return "none";
+    case LF_K_NLL_NO_REDUCE: return "nll_loss_forward_no_reduce_cuda_kernel";
+    case LF_K_NLL_REDUCE_1D: return "nll_loss_forward_reduce_cuda_kernel_1d";
+    case LF_K_NLL_REDUCE_2D: return "nll_loss_forward_reduce_cuda_kernel_2d";
+    case LF_K_NLL2D_NO_REDUCE: return "nll_loss2d_forward_no_reduce_kernel";
+    case LF_K_NLL2D_REDUCE: return "nll_loss2d_forward_kernel";
+    default: return "?";
+    }
+}
+
+LF_DEVICE const char *lf_cond_text_at(int id)
+{
+    switch (id) {
+    case LF_COND_NONE: return "none";
+    case LF_COND_T_RANGE: return "t >= 0 && t < n_classes";
+    case LF_COND_T_UPPER: return "t < n_classes";
+    case LF_COND_CUR_RANGE: return "cur_target >= 0 && cur_target < n_classes";
+    case LF_COND_CUR_UPPER: return "cur_target < n_classes";
+    default: return "?";
+    }
+}
+
+#endif
