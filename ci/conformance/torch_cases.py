@@ -4,7 +4,13 @@ build takes, good and bad, each written as a JSON case file holding the exact
 values of its tensors (so lossfuzz reads what torch ran)."""
 import json
 import math
+import os
 import random
+import sys
+
+# The loss names are the product's (python/lossfuzz_torch.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from lossfuzz_torch import BCE, CE, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
 
 try:
     import numpy as np
@@ -13,8 +19,6 @@ try:
     IMPORT_ERROR = None
 except Exception as exc:  # ImportError, or OSError from a broken install
     IMPORT_ERROR = exc
-
-CE, NLL, BCE = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"
 
 # Generator mixes: (value, weight).
 LOSS_MIX = [(CE, 45), (NLL, 25), (BCE, 30)]

@@ -1,79 +1,20 @@
 """Runs a case through PyTorch on the CPU and names its outcome the way the
 spec does: ok with the values, host_error with the spec's error class (from
-the message, ERROR_TABLE), or device_assert for the IndexError the CPU raises
-where CUDA's kernels assert. The CUDA runner is record_cuda.py."""
-import re
+the message, lossfuzz_torch.ERROR_TABLE), or device_assert for the IndexError
+the CPU raises where CUDA's kernels assert. The CUDA runner is record_cuda.py."""
+import os
+import sys
 import warnings
 
-from torch_cases import BCE, CE, NLL, dtype_name
+# The error table and the classification are the product's (python/lossfuzz_torch.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from lossfuzz_torch import BCE, CE, NLL, classify_error  # noqa: E402
+from torch_cases import dtype_name  # noqa: E402
 
 try:
     import torch.nn.functional as F
 except Exception:  # torch_cases reports the import error
     F = None
-
-# An IndexError with this message is what CUDA reports as a device-side assert.
-# torch 1.13 prints uint8 labels as characters when reduction="none"
-# ("Target \x02 is out of bounds."), and labels >= 128 then give an IndexError
-# with an empty message (invalid UTF-8); is_device_assert() accepts both.
-DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
-
-# Host error message -> error class; ordered, first match wins. The optional
-# third item is a condition on the case that must also hold.
-ERROR_TABLE = [
-    (r"is not a valid value for reduction", "reduction_invalid", None),
-    (r"Dimension out of range|Expected 1 or more dimensions"
-     r"|Dimension specified as \d+ but tensor has no dimensions", "input_dim", None),
-    (r"Expected floating point type for target with class probabilities",
-     "prob_target_dtype", None),
-    (r"ignore_index is not supported for floating point target", "prob_ignore_index", None),
-    (r"label_smoothing must be between", "label_smoothing_range", None),
-    (r"Expected input batch_size", "batch_size_mismatch", None),
-    (r"only batches of spatial targets supported|Expected target size|size mismatch"
-     r"|0D or 1D target tensor expected"
-     r"|input and target batch or spatial sizes don't match|multi-target not supported"
-     r"|For 1D input, 1D target must have size 1",
-     "target_shape", None),
-    (r"expected scalar type Long but found|expected target dtype", "target_dtype", None),
-    (r"gather\(\): Expected dtype int(32/int)?64 for index", "target_dtype",  # uint8 + label_smoothing
-     lambda c: c.dtype("target") != "int64"),
-    (r"not implemented for 'Int'", "target_dtype",
-     lambda c: c.dtype("target") == "int32"),
-    (r"weight tensor should be defined either for all", "weight_shape", None),
-    (r"expected scalar type (Float|Double|Half|BFloat16) but found", "weight_dtype",
-     lambda c: c.dtype("weight") not in (None, c.dtype("input"))),
-    (r"Target size .* must be the same as input size", "bce_target_shape", None),
-    (r"result type .* can't be cast to the desired output type", "bce_target_dtype", None),
-    (r"Subtraction, the `-` operator, with two bool tensors", "bce_target_dtype",
-     lambda c: c.loss == BCE),
-    (r"The size of tensor a .* must match the size of tensor b"
-     r"|output with shape .* doesn't match the broadcast shape", "broadcast", None),
-    (r"not implemented for", "unsupported", None),
-]
-
-
-def is_device_assert(case, exc, message):
-    """IndexError for an out-of-bounds label (see DEVICE_ASSERT_RE)."""
-    if not isinstance(exc, IndexError):
-        return False
-    return bool(DEVICE_ASSERT_RE.search(message)) or (
-        message == "" and case.dtype("target") == "uint8")
-
-
-def classify_error(case, exc):
-    """Outcome dict for an exception raised by torch."""
-    name, message = type(exc).__name__, str(exc).strip()
-    outcome = {"exception": name, "message": message, "value": None, "dtype": None}
-    if is_device_assert(case, exc, message):
-        outcome.update(outcome="device_assert", error=None)
-        return outcome
-    for pattern, error, condition in ERROR_TABLE:
-        if re.search(pattern, message) and (condition is None or condition(case)):
-            break
-    else:
-        error = "unmapped:" + name
-    outcome.update(outcome="unsupported" if error == "unsupported" else "host_error", error=error)
-    return outcome
 
 
 def run_torch(case):

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""The PyTorch worker: runs each case the executor hands it through real
+torch.nn.functional (cross_entropy, nll_loss, binary_cross_entropy_with_logits)
+and answers with the outcome, speaking the one worker protocol of
+harness/exec/lf_wire.h: requests on fd 3, answers on fd 4, the case's tensors
+and the result values in the shared memory on fd 5. Serves the path "torch".
+
+    python3 python/lossfuzz_worker.py [--device cpu|cuda]
+
+Errors are named by lossfuzz_torch.py, as in the CPU conformance run.
+Exit status: 0 end of requests, 2 torch (or CUDA) missing or an unreadable
+request, 3 the CUDA context died (after answering "dead")."""
+import argparse
+import json
+import mmap
+import os
+import sys
+import warnings
+
+from lossfuzz_torch import BCE, CE, NLL, assert_value, classify_error
+
+PROTOCOL = 1
+FD_REQUESTS, FD_ANSWERS, FD_SHM = 3, 4, 5
+PATHS = ["torch"]
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool")
+# The options each loss takes besides reduction; the tensors among them.
+OPTIONS = {CE: ("weight", "ignore_index", "label_smoothing"), NLL: ("weight", "ignore_index"),
+           BCE: ("weight", "pos_weight")}
+TENSOR_OPTIONS = ("weight", "pos_weight")
+# Text of an exception from a CUDA context that is broken for good.
+DEAD_CONTEXT = ("device-side assert", "CUDA error")
+
+
+class BadRequest(Exception):
+    """A request this worker cannot read; answered as a host_error."""
+
+
+class WireCase:
+    """The case of a request, with the interface lossfuzz_torch's table uses."""
+
+    def __init__(self, doc):
+        if not isinstance(doc, dict) or doc.get("loss") not in OPTIONS:
+            raise BadRequest("case: missing or unknown loss")
+        self.doc, self.loss = doc, doc["loss"]
+        self.reduction = doc.get("reduction", "mean")
+
+    def dtype(self, name):
+        t = self.doc.get(name)
+        return t.get("dtype") if isinstance(t, dict) else None
+
+
+class Worker:
+    """Runs requests on one device; owns the answers (fd 4) and the shared memory map."""
+
+    def __init__(self, torch, device):
+        self.torch, self.device = torch, device
+        import torch.nn.functional as F
+        self.fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits}
+        self.shm, self.shm_size = None, 0
+        self.out = os.fdopen(FD_ANSWERS, "w", encoding="utf-8")
+
+    def send(self, doc):
+        # ensure_ascii: a uint8 label's character in a message stays one line.
+        self.out.write(json.dumps(doc, separators=(",", ":")) + "\n")
+        self.out.flush()
+
+    def map(self, size):
+        """Maps fd 5 with `size` bytes, again when the size changes. The old
+        map is dropped, not closed: tensors made from it keep it alive."""
+        if size != self.shm_size:
+            if os.fstat(FD_SHM).st_size < size:  # reading past the end would SIGBUS
+                raise BadRequest("shm_size %d is larger than the shared memory" % size)
+            self.shm, self.shm_size = mmap.mmap(FD_SHM, size), size
+
+    def tensor(self, doc):
+        """A tensor on the worker's device, read from the shared memory."""
+        torch = self.torch
+        if not isinstance(doc, dict) or doc.get("dtype") not in DTYPES:
+            raise BadRequest("tensor: missing or unknown dtype")
+        dtype, shape, at = getattr(torch, doc["dtype"]), doc["shape"], doc["at"]
+        n = 1
+        for d in shape:
+            n *= d
+        size = torch.empty((), dtype=dtype).element_size()
+        if min(shape, default=0) < 0 or at < 0 or at + n * size > self.shm_size:
+            raise BadRequest("tensor: shape %r at %d is outside the shared memory" % (shape, at))
+        if n == 0:  # torch.frombuffer refuses count 0
+            return torch.empty(shape, dtype=dtype, device=self.device)
+        t = torch.frombuffer(self.shm, dtype=dtype, count=n, offset=at).reshape(shape)
+        return t.to(self.device)
+
+    def arguments(self, case):
+        """The loss function's arguments: the tensors, then the options given."""
+        kwargs = {"reduction": case.reduction}
+        for k in OPTIONS[case.loss]:
+            if k in case.doc:
+                kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else case.doc[k]
+        return (self.tensor(case.doc["input"]), self.tensor(case.doc["target"])), kwargs
+
+    def run_path(self, case, values_at, cap):
+        """One path's result dict; its values go to the shared memory."""
+        args, kwargs = self.arguments(case)  # outside the try: a bad request is no torch error
+        try:
+            result = self.fns[case.loss](*args, **kwargs)
+            values = result.detach().double().flatten().cpu()  # waits for the kernels
+        except Exception as exc:  # torch raises RuntimeError, ValueError, IndexError, ...
+            if self.device.type == "cuda" and any(s in str(exc) for s in DEAD_CONTEXT):
+                raise  # main() answers "dead"
+            return error_result(case, exc)
+        n = values.numel()
+        if n > cap:
+            return {"outcome": "host_error", "error": "result_too_large",
+                    "message": "%d values, room for %d" % (n, cap)}
+        if n:
+            out = self.torch.frombuffer(self.shm, dtype=self.torch.float64, count=n, offset=values_at)
+            out.copy_(values)
+        return {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
+                "dtype": str(result.dtype).replace("torch.", "")}
+
+    def handle(self, req):
+        """The answer to one request (a dict with an id)."""
+        try:
+            paths, case = req["paths"], WireCase(req["case"])
+            out_at, cap = req["out_at"], req["out_cap"]
+            if not isinstance(paths, list) or not paths or cap < 0:
+                raise BadRequest("paths must be a non-empty list, out_cap >= 0")
+            self.map(req["shm_size"])
+            if out_at < 0 or out_at + 8 * cap * len(paths) > self.shm_size:
+                raise BadRequest("the values do not fit in the shared memory")
+            results = []
+            for i, path in enumerate(paths):
+                if path not in PATHS:
+                    results.append({"outcome": "host_error", "error": "unsupported_path",
+                                    "message": "this worker serves %s, not %r" % (PATHS, path)})
+                else:
+                    results.append(self.run_path(case, out_at + 8 * cap * i, cap))
+        except (BadRequest, KeyError, TypeError, ValueError, OverflowError) as exc:
+            n = len(req["paths"]) if isinstance(req.get("paths"), list) and req["paths"] else 1
+            bad = {"outcome": "host_error", "error": "bad_request",
+                   "message": "%s: %s" % (type(exc).__name__, exc)}
+            return {"id": req["id"], "results": [bad] * n}
+        return {"id": req["id"], "results": results}
+
+
+def error_result(case, exc):
+    """The protocol's result for an exception torch raised."""
+    c = classify_error(case, exc)
+    message = c["message"].split("\n", 1)[0]
+    if c["outcome"] == "device_assert":
+        r = {"outcome": "device_assert", "message": message}
+        value = assert_value(case, message)
+        if value is not None:
+            r["value"] = value
+        return r
+    # The protocol has no "unsupported" outcome: torch's "not implemented for
+    # 'Half'" is a host error of class "unsupported".
+    return {"outcome": "host_error", "error": c["error"], "exception": c["exception"],
+            "message": message}
+
+
+def read_request(line):
+    """The request dict, or None (after saying why on stderr) when it has no id."""
+    try:
+        req = json.loads(line.decode("utf-8"))
+    except ValueError as exc:
+        req, why = None, exc
+    else:
+        why = "no integer id"
+    if isinstance(req, dict) and isinstance(req.get("id"), int):
+        return req
+    sys.stderr.write("lossfuzz_worker: unreadable request (%s): %.200r\n" % (why, line))
+    return None
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="lossfuzz's PyTorch worker (protocol: harness/exec/lf_wire.h)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    args = p.parse_args(argv)
+    try:
+        import torch
+    except Exception as exc:  # ImportError, or OSError from a broken install
+        sys.stderr.write("lossfuzz_worker: %s cannot import torch: %s\n" % (sys.executable, exc))
+        return 2
+    warnings.simplefilter("ignore")  # torch's warnings would only clutter the executor's log
+    # Workers run side by side; one thread each also sums in one fixed order.
+    torch.set_num_threads(1)
+    try:
+        for fd in (FD_REQUESTS, FD_ANSWERS, FD_SHM):  # no child process keeps them open
+            os.set_inheritable(fd, False)
+    except OSError:
+        sys.stderr.write("lossfuzz_worker: fds 3, 4 and 5 must be open (the executor starts workers)\n")
+        return 2
+    if args.device == "cuda":
+        if not torch.cuda.is_available():
+            sys.stderr.write("lossfuzz_worker: torch %s sees no CUDA device\n" % torch.__version__)
+            return 2
+        torch.zeros(1, device="cuda")  # makes the context before the hello
+        device = torch.device("cuda", torch.cuda.current_device())
+    else:
+        device = torch.device("cpu")
+    worker = Worker(torch, device)
+    worker.send({"hello": "lossfuzz-worker", "protocol": PROTOCOL, "paths": PATHS,
+                 "device": str(device), "torch": torch.__version__})
+    requests = os.fdopen(FD_REQUESTS, "rb")
+    for line in requests:
+        req = read_request(line)
+        if req is None:
+            return 2
+        try:
+            answer = worker.handle(req)
+        except Exception as exc:
+            if device.type != "cuda" or not any(s in str(exc) for s in DEAD_CONTEXT):
+                raise  # a bug here: the traceback goes to the executor's log
+            worker.send({"id": req["id"], "dead": str(exc).strip().split("\n", 1)[0]})
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(3)  # no teardown on a broken context: it can hang
+        worker.send(answer)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
