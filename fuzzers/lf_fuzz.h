@@ -55,7 +55,10 @@ size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b
 /* Runs the oracle on the case. A finding prints the case and
  * "DEDUP_TOKEN: <finding class>", saves the input and its JSON case atomically
  * under $LOSSFUZZ_FINDINGS (when set), and aborts. $LOSSFUZZ_BACKEND picks the
- * backend (sim by default). $LOSSFUZZ_INJECT=finding|crash|hang makes every
+ * backend (sim by default), $LOSSFUZZ_ASSERTS=hard runs real asserts in
+ * executor workers, $LOSSFUZZ_TORCH=1 adds PyTorch (lf_exec_backend.h; the
+ * worker defaults to the lossfuzz of the target's build, a case's watchdog to
+ * 10 s). $LOSSFUZZ_INJECT=finding|crash|hang makes every
  * case fail that way: the replay runner's self-test. */
 void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size);
 

@@ -10,23 +10,60 @@
 #include <unistd.h>
 
 #include "lf_case_json.h"
+#include "lf_exec_backend.h"
 #include "lf_file.h"
 #include "lf_fuzz.h"
 #include "lf_hash.h"
 #include "lf_oracle.h"
 
+/* The C worker a fuzz target starts: $LOSSFUZZ_WORKER, else the lossfuzz
+ * of its own build (DIR/fuzzers/fuzz_x -> DIR/lossfuzz): same kernels, same
+ * planted bug, same sanitizers. */
+static const char *sibling_worker(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 16);
+    if (n <= 0) return NULL;
+    buf[n] = 0;
+    char *slash = strrchr(buf, '/');
+    if (!slash) return NULL;
+    *slash = 0;
+    slash = strrchr(buf, '/');
+    if (!slash) return NULL;
+    strcpy(slash, "/lossfuzz");
+    return buf;
+}
+
+/* Where the paths run ($LOSSFUZZ_BACKEND, $LOSSFUZZ_ASSERTS, ... as
+ * lf_paths_config_from_env reads them); a cuda backend always goes through
+ * workers: this process never initializes CUDA. */
 static const lf_backend *backend(void)
 {
     static const lf_backend *be;
     if (!be) {
-        const char *why, *name = getenv("LOSSFUZZ_BACKEND");
-        be = lf_backend_find(name ? name : "sim", &why);
+        lf_paths_config cfg;
+        char err[1536], worker[4096];
+        if (lf_paths_config_from_env(&cfg, err, sizeof err)) {
+            if (!getenv("LOSSFUZZ_WORKER")) cfg.worker = sibling_worker(worker, sizeof worker);
+            if (!cfg.timeout_s) cfg.timeout_s = 10;
+            be = lf_paths_open(&cfg, err, sizeof err);
+        }
         if (!be) {
-            fprintf(stderr, "lossfuzz: backend \"%s\": %s\n", name, why);
+            fprintf(stderr, "lossfuzz: %s\n", err);
             exit(2);
         }
     }
     return be;
+}
+
+/* Workers that cannot start are the set-up's fault, not the case's: stop. */
+static void stop_if_no_workers(const lf_verdict *v)
+{
+    const lf_result *paths[] = {&v->reference, &v->guard, &v->torch};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (!strcmp(paths[i]->error, "worker_start")) {
+            fprintf(stderr, "lossfuzz: %s\n", paths[i]->message);
+            exit(2);
+        }
 }
 
 /* Saves <class>-<hash>.bin (the input) and .json (the case) under $LOSSFUZZ_FINDINGS. */
@@ -70,6 +107,7 @@ void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size)
     lf_verdict v;
     inject(c, data, size);
     lf_oracle_check(c, backend(), &v);
+    stop_if_no_workers(&v);
     if (v.finding) report(c, v.finding_class, v.detail, data, size);
     lf_verdict_free(&v);
 }

@@ -31,6 +31,11 @@ TENSOR_OPTIONS = ("weight", "pos_weight")
 DEAD_CONTEXT = ("device-side assert", "CUDA error")
 
 
+def number(v):
+    """JSON has no NaN or infinity: the executor sends them as "nan", "inf", "-inf"."""
+    return float(v) if isinstance(v, str) else v
+
+
 class BadRequest(Exception):
     """A request this worker cannot read; answered as a host_error."""
 
@@ -94,7 +99,7 @@ class Worker:
         kwargs = {"reduction": case.reduction}
         for k in OPTIONS[case.loss]:
             if k in case.doc:
-                kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else case.doc[k]
+                kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
         return (self.tensor(case.doc["input"]), self.tensor(case.doc["target"])), kwargs
 
     def run_path(self, case, values_at, cap):

@@ -11,7 +11,7 @@
 typedef struct {
     lf_outcome_kind kind;      /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
     char error[48];            /* stable class, e.g. target_dtype, label_out_of_range */
-    char exception[16];        /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
+    char exception[32];        /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
     char message[512];
     char hint[512];            /* guard: what the data suggests the user did wrong */
     char hint_id[32];          /* guard: stable name of that hint */

@@ -73,6 +73,8 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     json_object_set_new(o, "spec", result_json(&v->spec, false));
     json_object_set_new(o, "reference", result_json(&v->reference, false));
     json_object_set_new(o, "guard", result_json(&v->guard, true));
+    if (v->has_torch) json_object_set_new(o, "torch", result_json(&v->torch, false));
+    if (v->torch_known[0]) json_object_set_new(o, "torch_known_difference", json_string(v->torch_known));
     json_object_set_new(o, "verdict", json_string(v->finding ? "finding" : "pass"));
     if (v->guarded_silent) json_object_set_new(o, "guarded_silent", json_string(v->spec.silent));
     json_object_set_new(o, "finding", v->finding ? json_string(v->finding_class) : json_null());
@@ -113,6 +115,8 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     text_line(out, "spec", &v->spec, false);
     text_line(out, "reference", &v->reference, false);
     text_line(out, "guard", &v->guard, true);
+    if (v->has_torch) text_line(out, "torch", &v->torch, false);
+    if (v->torch_known[0]) fprintf(out, "  %-10s known          %s\n", "", v->torch_known);
     if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
     else if (v->guarded_silent)
         fprintf(out, "  %-10s pass           the guard rejects what PyTorch silently miscomputes (%s)\n", "verdict", v->spec.silent);

@@ -26,7 +26,7 @@ typedef struct {
     lf_result spec, reference, guard;
     lf_result torch;       /* real PyTorch, when the backend has a torch worker */
     bool has_torch;
-    char torch_known[200]; /* a documented PyTorch version or device difference explains torch's answer */
+    char torch_known[320]; /* a documented PyTorch version or device difference explains torch's answer */
     bool finding;
     bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];

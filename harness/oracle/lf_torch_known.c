@@ -34,9 +34,16 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
         c->input.shape[0] == 0 && (!strcmp(t->error, "target_dtype") || !strcmp(t->error, "weight_dtype")))
         return "an empty batch returns on CUDA before the kernels dispatch on the target's and weight's dtypes "
                "(PyTorch 2.11, H100); the CPU checks them (the spec models CUDA)";
+    if (t->kind == LF_OUTCOME_HOST_ERROR && !strcmp(t->error, "unsupported"))
+        return "this PyTorch has no kernel for these dtypes on this device (\"not implemented for\"): "
+               "nothing to compare";
     if (cpu && s->kind == LF_OUTCOME_OK && !strcmp(s->silent, "label_truncated") && t->kind == LF_OUTCOME_DEVICE_ASSERT)
         return "CUDA's nll_loss2d_forward_kernel reads int64 labels as int32, so 2^32+k is class k, no assert "
                "(PyTorch 2.11, H100); the CPU raises (the spec models CUDA)";
+    if (cpu && s->kind == LF_OUTCOME_DEVICE_ASSERT && s->kernel_id == LF_K_NLL2D_REDUCE && t->kind == LF_OUTCOME_OK &&
+        c->ignore_index != (int32_t)c->ignore_index)
+        return "CUDA's nll_loss2d_forward_kernel narrows the labels to int32 but not ignore_index, so a label equal "
+               "to an ignore_index past 2^31 asserts (PyTorch 2.11, H100); the CPU ignores it (the spec models CUDA)";
     if (cpu && torch1 && both_ok && c->input.dtype == LF_BF16 && c->input.ndim >= 3 && any_inf(t))
         return "torch 1.13's CPU bfloat16 log_softmax over the class dim of a spatial input returns inf at "
                "some positions (the spec gives finite values, as 2.x does)";
