@@ -52,7 +52,9 @@ void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_prob
     lf_result q;
     eq.expect_value = NULL;
     lf_guard_run(&eq, be, &q);
-    if (q.kind == LF_OUTCOME_OK && q.n == 1)
+    if (!strcmp(q.error, "oob_write")) /* the class-index kernels of this run wrote out of bounds */
+        lf_result_error(r, q.error, q.exception, "%s", q.message);
+    else if (q.kind == LF_OUTCOME_OK && q.n == 1)
         lf_guard_warn(r, "one_hot_probabilities", "%s: with weight and reduction='mean' its mean divides by "
                       "the %lld targets, not by the sum of the target classes' weights (%.6g), so class "
                       "indices (%s) would give %.6g", why, (long long)(p->N * p->S), weight_sum, argmax,

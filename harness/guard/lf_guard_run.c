@@ -6,7 +6,7 @@
 #include "lf_guard.h"
 
 bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
-                           lf_target_stats *st)
+                           lf_target_stats *st, lf_result *r)
 {
     lf_problem q = *p;
     const lf_tensor *tg = &c->target;
@@ -24,12 +24,13 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
     memset(st, 0, sizeof *st);
     st->first_bad = st->first_row_off_sum = st->min_label = INT64_MAX;
     st->max_label = INT64_MIN;
-    void *target = lf_device_copy(be, tg), *dst = be->alloc(sizeof *st);
-    bool ok = target && dst && !be->to_device(dst, st, sizeof *st) &&
-              !be->guarded_validate(&q, target, n, (lf_target_stats *)dst) &&
-              !be->to_host(st, dst, sizeof *st);
-    if (target) be->release(target);
-    if (dst) be->release(dst);
+    lf_canary_list mem;
+    lf_canary_begin(&mem, be);
+    void *target = lf_device_copy(&mem, "target", tg);
+    void *dst = lf_canary_add(&mem, "target_stats", sizeof *st, LF_I64, st);
+    bool ok = target && dst && !be->guarded_validate(&q, target, n, (lf_target_stats *)dst) &&
+              lf_canary_check(&mem, r) && !be->to_host(st, dst, sizeof *st);
+    lf_canary_end(&mem);
     return ok;
 }
 
@@ -43,13 +44,14 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
         lf_problem q = *p;
         q.C = c->input.ndim ? c->input.shape[c->input.ndim == 1 ? 0 : 1] : 0;
         int path = !strcmp(r->error, "prob_target_dtype") ? LF_PATH_PROB : LF_PATH_CLASS;
-        if (lf_guard_target_stats(c, be, path, &q, &st)) lf_guard_hint_from_data(c, &st, r);
+        if (lf_guard_target_stats(c, be, path, &q, &st, r)) lf_guard_hint_from_data(c, &st, r);
         return false;
     }
     r->kind = LF_OUTCOME_OK;
     if (p->path == LF_PATH_BCE) return true;
-    if (!lf_guard_target_stats(c, be, p->path, p, &st)) {
-        lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
+    if (!lf_guard_target_stats(c, be, p->path, p, &st, r)) {
+        if (r->kind != LF_OUTCOME_HOST_ERROR) /* else oob_write */
+            lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
         return false;
     }
     if (p->path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, p, &st, r);

@@ -1,17 +1,19 @@
 /* lf_backend.h - where kernels run: the CPU simulation ("sim") or, in builds
  * that have it, the GPU ("cuda"). The harness moves a case's tensors into
  * backend memory of exactly their size, so a kernel that strays outside a
- * buffer is caught (by ASan on the simulation). */
+ * buffer is caught: by ASan on the simulation, by guard regions on the GPU
+ * (lf_canary.h). */
 #ifndef LF_BACKEND_H
 #define LF_BACKEND_H
 
 #include <stddef.h>
 
+#include "lf_canary.h"
 #include "lf_case.h"
 #include "lf_kernels.h"
 #include "lf_result.h"
 
-typedef struct {
+typedef struct lf_backend {
     const char *name;
     void *(*alloc)(size_t bytes);                 /* zeroed */
     void (*release)(void *p);
@@ -39,20 +41,21 @@ const lf_backend *lf_cuda_backend(bool hard_asserts); /* NULL without a usable G
 /* One call's buffers in backend memory. */
 typedef struct {
     lf_buffers b;
-    void *input, *target, *weight, *pos_weight, *out, *scratch, *acc, *rec;
-    size_t out_bytes;
+    lf_canary_list mem; /* the same buffers, for the guard check and release */
 } lf_device_call;
 
 /* Copies the case in and allocates outputs (a log-probability scratch when
  * with_scratch). Returns false with a message on failure. */
 bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
                          bool with_scratch, lf_device_call *call, char *err, size_t errlen);
-/* Reads the assert record and the output back into r (values or a device assert). */
+/* Reads the assert record and the output back into r (values or a device
+ * assert), or error oob_write when a kernel wrote outside its buffers. */
 bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p,
                             lf_device_call *call, lf_result *r);
 void lf_device_call_close(const lf_backend *be, lf_device_call *call);
 
-/* A device copy of one tensor (for the guard's validation pass). */
-void *lf_device_copy(const lf_backend *be, const lf_tensor *t);
+/* A device copy of one tensor in l (for the guard's validation pass); NULL
+ * for an absent tensor or on failure. */
+void *lf_device_copy(lf_canary_list *l, const char *name, const lf_tensor *t);
 
 #endif

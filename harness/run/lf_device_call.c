@@ -6,13 +6,10 @@
 #include "lf_backend.h"
 #include "lf_spec.h"
 
-void *lf_device_copy(const lf_backend *be, const lf_tensor *t)
+void *lf_device_copy(lf_canary_list *l, const char *name, const lf_tensor *t)
 {
     if (!t->present) return NULL;
-    size_t bytes = (size_t)t->numel * lf_dtype_size(t->dtype);
-    void *d = be->alloc(bytes);
-    if (d && be->to_device(d, t->data, bytes)) { be->release(d); return NULL; }
-    return d;
+    return lf_canary_add(l, name, (size_t)t->numel * lf_dtype_size(t->dtype), t->dtype, t->data);
 }
 
 bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
@@ -21,27 +18,28 @@ bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_proble
     bool scalar;
     lf_assert_record rec0 = {0};
     double acc0[LF_ACC_COUNT] = {0};
+    lf_dtype out_dtype = (lf_dtype)p->out_dtype;
+    lf_canary_list *l = &call->mem;
     memset(call, 0, sizeof *call);
-    call->out_bytes = (size_t)lf_plan_out_numel(p, &scalar) * lf_dtype_size((lf_dtype)p->out_dtype);
-    call->input = lf_device_copy(be, &c->input);
-    call->target = lf_device_copy(be, &c->target);
-    call->weight = lf_device_copy(be, &c->weight);
-    call->pos_weight = lf_device_copy(be, &c->pos_weight);
-    call->out = be->alloc(call->out_bytes);
-    call->acc = be->alloc(sizeof acc0);
-    call->rec = be->alloc(sizeof rec0);
-    if (with_scratch) call->scratch = be->alloc((size_t)c->input.numel * lf_dtype_size(c->input.dtype));
+    lf_canary_begin(l, be);
     rec0.index = INT64_MAX;
-    if (!call->input || !call->target || (c->weight.present && !call->weight) ||
-        (c->pos_weight.present && !call->pos_weight) || !call->out || !call->acc || !call->rec ||
-        (with_scratch && !call->scratch) || be->to_device(call->rec, &rec0, sizeof rec0) ||
-        be->to_device(call->acc, acc0, sizeof acc0)) {
+    lf_buffers *b = &call->b;
+    b->input = lf_device_copy(l, "input", &c->input);
+    b->target = lf_device_copy(l, "target", &c->target);
+    b->weight = lf_device_copy(l, "weight", &c->weight);
+    b->pos_weight = lf_device_copy(l, "pos_weight", &c->pos_weight);
+    b->out = lf_canary_add(l, "out", (size_t)lf_plan_out_numel(p, &scalar) * lf_dtype_size(out_dtype), out_dtype, NULL);
+    b->acc = lf_canary_add(l, "acc", sizeof acc0, LF_F64, acc0);
+    b->rec = lf_canary_add(l, "rec", sizeof rec0, LF_I64, &rec0);
+    if (with_scratch)
+        b->scratch = lf_canary_add(l, "scratch", (size_t)c->input.numel * lf_dtype_size(c->input.dtype),
+                                   c->input.dtype, NULL);
+    if (!b->input || !b->target || (c->weight.present && !b->weight) || (c->pos_weight.present && !b->pos_weight) ||
+        !b->out || !b->acc || !b->rec || (with_scratch && !b->scratch)) {
         snprintf(err, errlen, "%s backend: cannot allocate or copy the case's buffers", be->name);
         lf_device_call_close(be, call);
         return false;
     }
-    call->b = (lf_buffers){call->input, call->target, call->weight, call->pos_weight,
-                           call->out, call->scratch, call->acc, call->rec};
     return true;
 }
 
@@ -51,7 +49,8 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
     lf_assert_record rec;
     bool scalar;
     int64_t n = lf_plan_out_numel(p, &scalar);
-    if (be->to_host(&rec, call->rec, sizeof rec)) return false;
+    if (!lf_canary_check(&call->mem, r)) return true; /* r: oob_write */
+    if (be->to_host(&rec, call->b.rec, sizeof rec)) return false;
     if (rec.fired) {
         r->kind = LF_OUTCOME_DEVICE_ASSERT;
         r->kernel_id = rec.kernel_id;
@@ -73,7 +72,7 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
     for (int64_t i = 0; i < n; i += 64) { /* in chunks: outputs can be large */
         int64_t k = n - i < 64 ? n - i : 64;
         size_t esz = lf_dtype_size(r->out_dtype);
-        if (be->to_host(out, (char *)call->out + (size_t)i * esz, (size_t)k * esz)) return false;
+        if (be->to_host(out, (char *)call->b.out + (size_t)i * esz, (size_t)k * esz)) return false;
         for (int64_t j = 0; j < k; j++) r->values[i + j] = lf_load_f64(out, r->out_dtype, j);
     }
     return true;
@@ -81,9 +80,7 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
 
 void lf_device_call_close(const lf_backend *be, lf_device_call *call)
 {
-    void *bufs[] = {call->input, call->target, call->weight, call->pos_weight,
-                    call->out, call->scratch, call->acc, call->rec};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        if (bufs[i]) be->release(bufs[i]);
+    (void)be; /* the list knows its backend */
+    lf_canary_end(&call->mem);
     memset(call, 0, sizeof *call);
 }

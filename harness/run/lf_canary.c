@@ -1,0 +1,110 @@
+/* lf_canary.c - guard regions around kernel buffers (lf_canary.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lf_backend.h"
+
+#define G LF_CANARY_BYTES
+
+static int sim_canary = -1; /* LOSSFUZZ_CANARY, read on first use */
+
+void lf_canary_sim(int on) { sim_canary = on; }
+
+bool lf_canary_enabled(const lf_backend *be)
+{
+    /* Memory from the simulation's allocator is ASan's to watch (lf_backend_sim.c). */
+    if (be->alloc != lf_sim_backend()->alloc) return true;
+    if (sim_canary < 0) {
+        const char *v = getenv("LOSSFUZZ_CANARY");
+        sim_canary = v && !strcmp(v, "1");
+    }
+    return sim_canary;
+}
+
+/* A guard's contents: quiet NaNs of the dtype with a payload of 0xCA4A..., or
+ * 0xFE bytes; no zero byte, so a written 0 changes every byte. The element is
+ * the low bytes of e (little-endian, as CUDA devices are). */
+static void pattern(unsigned char *g, lf_dtype t)
+{
+    uint64_t e = t == LF_F64 ? 0x7FFACA4ACA4ACA4Aull : t == LF_F32 ? 0x7FCACA4Au : t == LF_F16 ? 0x7E4Au
+               : t == LF_BF16 ? 0x7FCAu : 0xFEFEFEFEFEFEFEFEull;
+    size_t esz = lf_dtype_is_float(t) ? lf_dtype_size(t) : sizeof e;
+    for (size_t i = 0; i < G; i += esz) memcpy(g + i, &e, esz);
+}
+
+void lf_canary_begin(lf_canary_list *l, const lf_backend *be)
+{
+    memset(l, 0, sizeof *l);
+    l->be = be;
+    l->on = lf_canary_enabled(be);
+}
+
+void *lf_canary_add(lf_canary_list *l, const char *name, size_t bytes, lf_dtype fill, const void *src)
+{
+    const lf_backend *be = l->be;
+    size_t g = l->on ? G : 0;
+    if (l->n == LF_CANARY_MAX) return NULL;
+    char *base = be->alloc(g + bytes + g);
+    if (!base) return NULL;
+    l->buf[l->n].data = base + g;
+    l->buf[l->n].bytes = bytes;
+    l->buf[l->n].fill = fill;
+    l->buf[l->n].name = name;
+    l->n++; /* released by lf_canary_end even if a copy below fails */
+    if (g) {
+        unsigned char guard[G];
+        pattern(guard, fill);
+        if (be->to_device(base, guard, G) || be->to_device(base + G + bytes, guard, G)) return NULL;
+    }
+    return src && be->to_device(base + g, src, bytes) ? NULL : base + g;
+}
+
+/* Appends to msg which bytes of one guard changed, widened to whole elements
+ * of the fill (a written value may share a byte with the pattern). */
+static void describe(char *msg, size_t len, const unsigned char *got, const unsigned char *want, size_t esz,
+                     bool front, const char *name, size_t bytes)
+{
+    size_t first = G, last = 0, used = strlen(msg);
+    for (size_t i = 0; i < G; i++)
+        if (got[i] != want[i]) {
+            if (first == G) first = i;
+            last = i;
+        }
+    if (first == G || used >= len) return;
+    first -= first % esz;
+    last += esz - 1 - last % esz;
+    if (front)
+        snprintf(msg + used, len - used, "%sthe kernel wrote before the start of %s: front guard bytes %zu..%zu "
+                 "changed (%zu..%zu bytes before it)", used ? "; " : "", name, first, last, G - first, G - last);
+    else
+        snprintf(msg + used, len - used, "%sthe kernel wrote past the end of %s: back guard bytes %zu..%zu "
+                 "changed (%s holds %zu bytes)", used ? "; " : "", name, first, last, name, bytes);
+}
+
+bool lf_canary_check(const lf_canary_list *l, lf_result *r)
+{
+    char msg[sizeof r->message] = "";
+    unsigned char want[G], front[G], back[G];
+    for (int i = 0; l->on && i < l->n; i++) {
+        const char *data = l->buf[i].data;
+        size_t bytes = l->buf[i].bytes;
+        /* A guard that cannot be read says nothing; the caller's own reads fail too. */
+        if (l->be->to_host(front, data - G, G) || l->be->to_host(back, data + bytes, G)) continue;
+        lf_dtype t = l->buf[i].fill;
+        pattern(want, t);
+        describe(msg, sizeof msg, front, want, lf_dtype_size(t), true, l->buf[i].name, bytes);
+        describe(msg, sizeof msg, back, want, lf_dtype_size(t), false, l->buf[i].name, bytes);
+    }
+    if (!msg[0]) return true;
+    lf_result_free(r); /* the whole result: nothing else the path said holds */
+    lf_result_error(r, "oob_write", "RuntimeError", "%s", msg);
+    return false;
+}
+
+void lf_canary_end(lf_canary_list *l)
+{
+    for (int i = 0; i < l->n; i++) l->be->release(l->buf[i].data - (l->on ? G : 0));
+    memset(l, 0, sizeof *l);
+}
