@@ -275,7 +275,7 @@ static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const 
             break;
         }
         lf_proc_clear_tail(p);
-        bool sent = lf_proc_write(p, req, strlen(req)) && lf_proc_write(p, "\n", 1);
+        bool sent = lf_proc_write(p, req, strlen(req));
         free(req);
         if (!sent) { /* it ended before this case reached it: not this case's doing */
             lf_proc_finish(p, 2000);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #define LF_PROC_TAIL 4096
+#define LF_PROC_SPIN_MS 0.3 /* how long both sides spin before sleeping on a pipe */
 
 typedef struct {
     pid_t pid;

@@ -64,7 +64,12 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
                             (json_int_t)l->out_cap, "case", cj);
     char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
     json_decref(req);
-    return text;
+    size_t len = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, len + 2) : NULL; /* sent in one write */
+    if (!line) { free(text); return NULL; }
+    line[len] = '\n';
+    line[len + 1] = 0;
+    return line;
 }
 
 static bool fail(char *err, size_t errlen, const char *what)

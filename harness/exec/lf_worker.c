@@ -3,24 +3,99 @@
  * paths run in this process, and ends when its device can do no more. */
 #include "lf_worker.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "lf_exec_proc.h" /* LF_PROC_SPIN_MS */
 
 #include "lf_guard.h"
 #include "lf_run.h"
 
+/* One write per answer (text and newline together): one wake-up of the executor. */
 static bool write_line(const char *text)
 {
     size_t len = strlen(text);
+    char *line = malloc(len + 1);
+    if (!line) return false;
+    memcpy(line, text, len);
+    line[len] = '\n';
+    const char *at = line;
+    len++;
     while (len) {
-        ssize_t n = write(LF_FD_ANSWERS, text, len);
-        if (n <= 0) return false;
-        text += n;
+        ssize_t n = write(LF_FD_ANSWERS, at, len);
+        if (n <= 0) break;
+        at += n;
         len -= (size_t)n;
     }
-    return write(LF_FD_ANSWERS, "\n", 1) == 1;
+    free(line);
+    return len == 0;
+}
+
+/* Requests, a line at a time, read without stdio so a short spin can catch
+ * the next one before sleeping (as the executor does, lf_exec_proc.c). */
+typedef struct { char *buf; size_t len, cap, taken; } lf_line_reader;
+
+static char *next_request(lf_line_reader *r)
+{
+    memmove(r->buf, r->buf + r->taken, r->len - r->taken);
+    r->len -= r->taken;
+    r->taken = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        char *nl = r->len ? memchr(r->buf, '\n', r->len) : NULL;
+        if (nl) {
+            *nl = 0;
+            r->taken = (size_t)(nl - r->buf) + 1;
+            return r->buf;
+        }
+        if (r->cap - r->len < 4096) {
+            char *grown = realloc(r->buf, r->cap ? r->cap * 2 : 65536);
+            if (!grown) return NULL;
+            r->buf = grown;
+            r->cap = r->cap ? r->cap * 2 : 65536;
+        }
+        ssize_t n = read(LF_FD_REQUESTS, r->buf + r->len, r->cap - r->len - 1);
+        if (n > 0) { r->len += (size_t)n; continue; }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) return NULL;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        double spun_ms = (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6;
+        if (spun_ms < LF_PROC_SPIN_MS) continue;
+        struct pollfd f = {LF_FD_REQUESTS, POLLIN, 0};
+        poll(&f, 1, -1);
+    }
+}
+
+/* $LOSSFUZZ_WORKER_FAULTS=1 (the executor's tests): a case whose ignore_index
+ * is one of these makes the worker fail that way, so every way a worker can
+ * end is tested without a GPU. */
+enum { FAULT_SEGV = -7001, FAULT_HANG = -7002, FAULT_EXIT = -7003, FAULT_GARBLE = -7004, FAULT_DEAD = -7005 };
+
+static bool inject_fault(const lf_case *c, uint64_t id)
+{
+    static int enabled = -1;
+    if (enabled < 0) enabled = getenv("LOSSFUZZ_WORKER_FAULTS") && !strcmp(getenv("LOSSFUZZ_WORKER_FAULTS"), "1");
+    if (!enabled) return false;
+    char text[96];
+    switch (c->ignore_index) {
+    case FAULT_SEGV: raise(SIGSEGV); return true;
+    case FAULT_HANG: for (;;) pause();
+    case FAULT_EXIT: exit(1);
+    case FAULT_GARBLE: return write_line("{\"not\": \"an answer\"");
+    case FAULT_DEAD:
+        snprintf(text, sizeof text, "{\"id\": %llu, \"dead\": \"CUDA error: an illegal memory access was encountered\"}",
+                 (unsigned long long)id);
+        write_line(text);
+        exit(3);
+    default: return false;
+    }
 }
 
 static void run_path(lf_wire_path path, const lf_case *c, const lf_backend *be, lf_result *r)
@@ -37,16 +112,15 @@ int lf_worker_main(const lf_backend *be, const char *device)
              "{\"hello\": \"lossfuzz-worker\", \"protocol\": %d, \"paths\": [\"reference\", \"guard\"], \"device\": \"%s\"}",
              LF_WIRE_PROTOCOL, device);
     if (!write_line(hello)) return 2;
-    FILE *requests = fdopen(LF_FD_REQUESTS, "r");
-    if (!requests) {
+    if (fcntl(LF_FD_REQUESTS, F_SETFL, O_NONBLOCK)) {
         fprintf(stderr, "lossfuzz worker: no request pipe on fd %d (the executor starts workers)\n", LF_FD_REQUESTS);
         return 2;
     }
-    char *line = NULL;
-    size_t cap = 0;
+    lf_line_reader in = {0};
+    char *line;
     lf_wire_shm shm = {LF_FD_SHM, NULL, 0};
     int rc = 0;
-    while (getline(&line, &cap, requests) > 0) {
+    while ((line = next_request(&in))) {
         lf_wire_request_info info;
         lf_case c;
         char err[256];
@@ -54,6 +128,10 @@ int lf_worker_main(const lf_backend *be, const char *device)
             fprintf(stderr, "lossfuzz worker: a bad request (%s)\n", err);
             rc = 2;
             break;
+        }
+        if (inject_fault(&c, info.id)) {
+            lf_case_free(&c);
+            continue;
         }
         lf_result r[LF_WIRE_MAX_PATHS];
         const char *broken = NULL;
@@ -77,7 +155,6 @@ int lf_worker_main(const lf_backend *be, const char *device)
         if (broken) { rc = 3; break; }
         if (!sent) { rc = 2; break; }
     }
-    free(line);
-    fclose(requests);
+    free(in.buf);
     return rc;
 }
