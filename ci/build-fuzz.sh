@@ -5,6 +5,9 @@
 # Builds the fuzz targets and lossfuzz into build-fuzz/<engine>[-asan][-<mutant>]
 # and prints that directory on the last line. --mutant builds a planted bug
 # (kernels/lf_mutants.h). The AFL++ custom mutators come from the replay build.
+# --cuda (replay only) compiles the kernels with nvcc too, into build-fuzz/
+# replay[-MUTANT]-cuda: the lossfuzz there is the CUDA worker of a campaign. A
+# fuzzing engine's build never links CUDA: its process never touches the GPU.
 set -eu
 cd "$(dirname "$0")/.."
 engine=${1:?usage: ci/build-fuzz.sh libfuzzer|afl|replay [--sanitize] [--mutant NAME] [--cuda]}
@@ -14,7 +17,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --sanitize) sanitize=ON ;;
     --mutant) mutant=$2; shift ;;
-    --cuda) cuda=AUTO ;;
+    --cuda) cuda=ON ;;
     *) echo "build-fuzz: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -30,6 +33,11 @@ mkdir -p build-fuzz
 dir=build-fuzz/$engine
 [ $sanitize = OFF ] || dir=$dir-asan
 [ -z "$mutant" ] || dir=$dir-$mutant
+if [ $cuda = ON ]; then
+    [ $engine = replay ] && [ $sanitize = OFF ] ||
+        { echo "build-fuzz: --cuda builds the CUDA workers: replay, without --sanitize" >&2; exit 2; }
+    dir=$dir-cuda
+fi
 fuzz_targets="fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
 targets="$fuzz_targets lossfuzz"
 [ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--fast]
-#            [--mutant NAME] [--out DIR] [--keep-going]
+# ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--asserts soft|hard]
+#            [--fast] [--mutant NAME] [--out DIR] [--keep-going]
 # A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
 # fuzz_prob, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
 # minimizes every finding into a JSON regression and ends with a summary line:
@@ -11,19 +11,23 @@
 # --mutant build, whose findings are planted). Every path the summary names
 # exists when it is printed. Sanitizers (ASan + UBSan)
 # are on unless --fast. libFuzzer stops at its first finding unless --keep-going
-# (then it restarts with the time left). Exit: 0 no finding, 1 findings, 2 usage
-# or build error.
+# (then it restarts with the time left). --asserts hard runs the reference
+# kernels with real device asserts in executor workers that die with each and
+# are replaced (harness/exec); --backend cuda always runs the kernels in
+# workers (a CUDA build of lossfuzz, build-fuzz/replay-cuda), the fuzzing
+# process links no CUDA. Exit: 0 no finding, 1 findings, 2 usage or build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 target=$1 seconds=$2
 shift 2
-engine=libfuzzer backend=sim sanitize=--sanitize mutant="" out="" keep_going=0
+engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" keep_going=0
 while [ $# -gt 0 ]; do
     case $1 in
     --engine) engine=$2; shift ;;
     --backend) backend=$2; shift ;;
+    --asserts) asserts=$2; shift ;;
     --fast) sanitize="" ;;
     --mutant) mutant=$2; shift ;;
     --out) out=$2; shift ;;
@@ -37,21 +41,37 @@ case $target in fuzz_class|fuzz_prob|fuzz_json|fuzz_npy|fuzz_npz|fuzz_safetensor
 esac
 case $engine in libfuzzer|afl) ;; *) echo "fuzz.sh: --engine must be libfuzzer or afl" >&2; exit 2 ;; esac
 case $backend in sim|cuda) ;; *) echo "fuzz.sh: --backend must be sim or cuda" >&2; exit 2 ;; esac
+case $asserts in soft|hard) ;; *) echo "fuzz.sh: --asserts must be soft or hard" >&2; exit 2 ;; esac
 [[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: SECONDS must be a positive integer" >&2; exit 2; }
 
 build_args=()
 [ -z "$sanitize" ] || build_args+=(--sanitize)
 [ -z "$mutant" ] || build_args+=(--mutant "$mutant")
-[ "$backend" = sim ] || build_args+=(--cuda)
 echo "== building $engine ${build_args[*]:-}"
 dir=$(ci/build-fuzz.sh "$engine" "${build_args[@]}" | tail -1) || exit 2
+# The kernels' workers: the fuzz build's own lossfuzz on the simulation; for
+# CUDA, a gcc + nvcc build of it (no sanitizers: ASan and CUDA do not mix).
+worker=$PWD/$dir/lossfuzz
+if [ "$backend" = cuda ]; then
+    echo "== building the CUDA workers"
+    worker=$PWD/$(ci/build-fuzz.sh replay --cuda ${mutant:+--mutant "$mutant"} | tail -1)/lossfuzz || exit 2
+fi
 bin=$dir/fuzzers/$target
 work=fuzz-out/$target${mutant:+-$mutant} # a planted bug's findings never mix with real ones
 mkdir -p "$work/corpus" "$work/findings"
 [ -n "$out" ] || { [ -n "$mutant" ] && out=$work/repros || out=regressions; }
 mkdir -p "$out"
-export LOSSFUZZ_FINDINGS=$PWD/$work/findings LOSSFUZZ_BACKEND=$backend
+export LOSSFUZZ_FINDINGS=$PWD/$work/findings LOSSFUZZ_BACKEND=$backend LOSSFUZZ_ASSERTS=$asserts LOSSFUZZ_WORKER=$worker
 dict=fuzzers/$target.dict
+
+# Workers that cannot start (no GPU, a broken build) stop the campaign here,
+# with the reason, rather than as a "finding" of its first input.
+path_args=(--backend "$backend" --asserts "$asserts")
+[ "$backend" = sim ] || path_args+=(--executor)
+if [ "$backend" = cuda ] || [ "$asserts" = hard ]; then
+    "$dir/lossfuzz" check "${path_args[@]}" regressions/all_targets_ignored_mean.json >/dev/null ||
+        { echo "fuzz.sh: the $backend workers do not run (above); no campaign" >&2; exit 2; }
+fi
 
 seeds=corpus/$target
 stats=$work/stats.txt
@@ -121,7 +141,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 minimize() { # FILE DIR: prints the signature and the repro's path
     local line
-    line=$("$dir/lossfuzz" minimize --target "$target" --out "$2" "$1" 2>&1 | tail -1) || true
+    line=$("$dir/lossfuzz" minimize --target "$target" "${path_args[@]}" --out "$2" "$1" 2>&1 | tail -1) || true
     echo "   $line" >&2
     sed -n 's/^[^:]*: \([^:]*\): .* -> \([^ ]*\).*$/\1 \2/p' <<<"$line"
 }
@@ -149,7 +169,9 @@ for input in $(new_findings 'timeout-*') $(new_findings 'oom-*') $(new_findings 
 done
 n=${#repros[@]}
 rate=$((execs / (elapsed > 0 ? elapsed : 1)))
-summary="$target: $engine/$backend${mutant:+ (planted bug: $mutant)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
+hard_note=""
+[ "$asserts" = soft ] || hard_note=" (hard asserts)"
+summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
 [ "$n" -eq 0 ] || summary="$summary ($(printf '%s\n' "${classes[@]}" | paste -sd, -)), minimized repros: ${repros[*]}"
 echo "$summary"
 [ "$n" -eq 0 ]

@@ -28,9 +28,11 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
         const lf_tensor *t = tensor_at(c, i);
         if (t->present) at += align8((size_t)t->numel * lf_dtype_size(t->dtype));
     }
-    /* No result has more elements than the input (reduction none keeps the
-     * batch); a foreign kernel that returns more is told result_too_large. */
-    l->out_cap = c->input.numel + 16;
+    /* No result has more elements than the input or the target (reduction
+     * none has the target's shape, also with zero classes); a foreign kernel
+     * that returns more is told result_too_large. */
+    int64_t most = c->input.numel > c->target.numel ? c->input.numel : c->target.numel;
+    l->out_cap = most + 16;
     l->out_at = at;
     l->shm_size = at + (size_t)n_paths * (size_t)l->out_cap * sizeof(double);
 }

@@ -44,9 +44,11 @@ typedef struct { char *buf; size_t len, cap, taken; } lf_line_reader;
 
 static char *next_request(lf_line_reader *r)
 {
-    memmove(r->buf, r->buf + r->taken, r->len - r->taken);
-    r->len -= r->taken;
-    r->taken = 0;
+    if (r->taken) { /* the last request was handed out: drop it */
+        memmove(r->buf, r->buf + r->taken, r->len - r->taken);
+        r->len -= r->taken;
+        r->taken = 0;
+    }
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {

@@ -51,10 +51,13 @@ static void signature_in_process(const lf_case *c, const lf_backend *be, char *o
 }
 
 /* In a child process, so a case that crashes the kernels (an ASan report, a
- * segfault) has a signature too: "crash/<how>", and the minimizer survives it. */
+ * segfault) has a signature too: "crash/<how>", and the minimizer survives it.
+ * With workers (harness/exec) they are what crashes, and the executor already
+ * names it; a fork would share their pipes with the child: no fork then. */
 void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
 {
     int fds[2];
+    if (be->exec || be->torch) { signature_in_process(c, be, out, len); return; }
     fflush(NULL);
     if (pipe(fds) != 0) { signature_in_process(c, be, out, len); return; }
     pid_t pid = fork();
