@@ -92,8 +92,8 @@ if [ "$engine" = libfuzzer ]; then
         set +e
         (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" -dict="$OLDPWD/$dict" -max_len=4096 -timeout=10 \
             -print_final_stats=1 -artifact_prefix=findings/ corpus "$OLDPWD/$seeds") 2>&1 |
-            tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR' |
-            awk '/pulse|DONE|DEDUP|saved|ERROR/ || NR % 20 == 1' || true
+            tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR|lossfuzz executor' |
+            awk '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1' || true
         set -e
         grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
         : >"$work/libfuzzer.log"

@@ -33,6 +33,20 @@ static const char *sibling_worker(char *buf, size_t len)
     return buf;
 }
 
+static const lf_backend *the_backend;
+
+/* At the campaign's end: what the workers went through (fuzz.sh shows it). */
+static void print_executor_stats(void)
+{
+    const lf_exec_stats *st = lf_exec_stats_of(the_backend->exec);
+    fprintf(stderr,
+            "lossfuzz executor: %lld cases, %lld hard asserts survived, %lld crashes, %lld hangs, %lld workers "
+            "started, recovery mean %.1f ms, max %.1f ms\n",
+            (long long)st->requests, (long long)st->asserts, (long long)st->crashes, (long long)st->hangs,
+            (long long)st->worker_starts, st->recoveries ? st->recovery_ms_total / (double)st->recoveries : 0.0,
+            st->recovery_ms_max);
+}
+
 /* Where the paths run ($LOSSFUZZ_BACKEND, $LOSSFUZZ_ASSERTS, ... as
  * lf_paths_config_from_env reads them); a cuda backend always goes through
  * workers: this process never initializes CUDA. */
@@ -51,6 +65,8 @@ static const lf_backend *backend(void)
             fprintf(stderr, "lossfuzz: %s\n", err);
             exit(2);
         }
+        the_backend = be;
+        if (be->exec) atexit(print_executor_stats);
     }
     return be;
 }

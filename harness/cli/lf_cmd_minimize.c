@@ -98,14 +98,19 @@ int lf_cmd_minimize(int argc, char **argv)
         if (o == 'o') out_dir = optarg;
         else if (o == 't' && !lf_cli_parse_target("minimize", optarg, &target)) return LF_EXIT_UNUSABLE;
     }
+    const lf_backend *be = lf_cli_backend("minimize", &cfg);
+    if (!be) return LF_EXIT_UNUSABLE;
     struct stat st;
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "lossfuzz minimize: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
+        lf_paths_close(be);
         return LF_EXIT_UNUSABLE;
     }
-    if (optind == argc) { fprintf(stderr, "lossfuzz minimize: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
-    const lf_backend *be = lf_cli_backend("minimize", &cfg);
-    if (!be) return LF_EXIT_UNUSABLE;
+    if (optind == argc) {
+        fprintf(stderr, "lossfuzz minimize: no files given\n%s", usage);
+        lf_paths_close(be);
+        return LF_EXIT_UNUSABLE;
+    }
     int status = LF_EXIT_PASS;
     for (int i = optind; i < argc; i++) {
         int rc = minimize_one(argv[i], target, be, out_dir);
