@@ -6,6 +6,7 @@
 # without a GPU). Then every planted bug must be caught (ci/mutants.sh), and
 # each fuzz target gets a short libFuzzer and AFL++ smoke campaign, and
 # campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh).
+# Hard-assert campaigns run through the executor's workers on the simulation.
 set -eu
 cd "$(dirname "$0")/.."
 ci/setup.sh
@@ -31,6 +32,17 @@ for target in fuzz_class fuzz_prob fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
 total=$((total + 9))
+echo "== hard-assert campaigns: real asserts end workers, the executor replaces them =="
+log=$(mktemp)
+ci/fuzz.sh fuzz_class 20 --asserts hard --out "$(mktemp -d)" 2>&1 | tee "$log" | tail -2
+# The campaign must have met asserts and survived them all (its counts, at the end).
+grep -Eq 'lossfuzz executor: [0-9]+ cases, [1-9][0-9]* hard asserts survived, 0 crashes, 0 hangs' "$log" ||
+    { echo "ci: the hard-assert campaign survived no assert, or lost workers"; exit 1; }
+ci/fuzz.sh fuzz_class 10 --engine afl --fast --asserts hard --out "$(mktemp -d)"
+# A planted bug is found through the workers too.
+ci/fuzz.sh fuzz_class 20 --fast --asserts hard --mutant off_by_one --out "$(mktemp -d)" 2>&1 | tail -1 |
+    grep -q 'findings: [1-9].*guard-miss/label_out_of_range' || { echo "ci: off_by_one not found with hard asserts"; exit 1; }
+total=$((total + 3))
 echo "== campaigns keep what they report =="
 ci/campaign-test.sh
 total=$((total + 4))
