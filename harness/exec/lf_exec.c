@@ -192,7 +192,7 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
     key_line(p, last, sizeof last);
     if (how == END_HANG) {
         x->stats.hangs++;
-        snprintf(what, sizeof what, "%.0f s", timeout_ms(x) / 1e3);
+        snprintf(what, sizeof what, "%g s", timeout_ms(x) / 1e3); /* 0.4 s, not "0 s" */
         path_error(r, "worker_hang", "no answer in %s: the worker was killed (a hang)%s", what, "");
         return;
     }

@@ -271,12 +271,14 @@ bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, co
     } else if (!json_is_array(results) || json_array_size(results) != (size_t)n) {
         fail(err, errlen, "an answer without one result per path");
     } else {
-        ok = true;
-        for (int i = 0; i < n && ok; i++) {
+        int done = 0;
+        for (; done < n; done++) {
             const double *values =
-                (const double *)((const char *)shm + l->out_at + (size_t)i * (size_t)l->out_cap * sizeof(double));
-            ok = read_result(json_array_get(results, (size_t)i), &r[i], values, l->out_cap, err, errlen);
+                (const double *)((const char *)shm + l->out_at + (size_t)done * (size_t)l->out_cap * sizeof(double));
+            if (!read_result(json_array_get(results, (size_t)done), &r[done], values, l->out_cap, err, errlen)) break;
         }
+        ok = done == n;
+        while (!ok && done > 0) lf_result_free(&r[--done]); /* the results read before a bad one */
     }
     json_decref(ans);
     return ok;

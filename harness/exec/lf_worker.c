@@ -44,7 +44,7 @@ typedef struct { char *buf; size_t len, cap, taken; } lf_line_reader;
 
 static char *next_request(lf_line_reader *r)
 {
-    if (r->taken) { /* the last request was handed out: drop it */
+    if (r->taken) { /* the previous request: dropped (never memmove a NULL buffer: UBSan) */
         memmove(r->buf, r->buf + r->taken, r->len - r->taken);
         r->len -= r->taken;
         r->taken = 0;
@@ -113,11 +113,14 @@ int lf_worker_main(const lf_backend *be, const char *device)
     snprintf(hello, sizeof hello,
              "{\"hello\": \"lossfuzz-worker\", \"protocol\": %d, \"paths\": [\"reference\", \"guard\"], \"device\": \"%s\"}",
              LF_WIRE_PROTOCOL, device);
-    if (!write_line(hello)) return 2;
-    if (fcntl(LF_FD_REQUESTS, F_SETFL, O_NONBLOCK)) {
-        fprintf(stderr, "lossfuzz worker: no request pipe on fd %d (the executor starts workers)\n", LF_FD_REQUESTS);
+    /* Run by hand, without the executor's fds: say so (the hello would go nowhere). */
+    if (fcntl(LF_FD_ANSWERS, F_GETFD) < 0 || fcntl(LF_FD_SHM, F_GETFD) < 0 ||
+        fcntl(LF_FD_REQUESTS, F_SETFL, O_NONBLOCK)) {
+        fprintf(stderr, "lossfuzz worker: no protocol fds %d, %d and %d (the executor starts workers)\n",
+                LF_FD_REQUESTS, LF_FD_ANSWERS, LF_FD_SHM);
         return 2;
     }
+    if (!write_line(hello)) return 2;
     lf_line_reader in = {0};
     char *line;
     lf_wire_shm shm = {LF_FD_SHM, NULL, 0};

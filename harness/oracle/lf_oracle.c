@@ -117,6 +117,10 @@ static void judge(const lf_case *c, lf_verdict *v)
     bool pytorch_rejects = s->kind != LF_OUTCOME_OK;
     path_failed(v, "reference", ref);
     path_failed(v, "guard", g);
+    /* The guard rejects on the host: a device assert on its path kills the
+     * user's context as surely as PyTorch's own. */
+    if (g->kind == LF_OUTCOME_DEVICE_ASSERT)
+        found(v, "guard-miss/device_assert", "the guard's path device-asserted: %s", g->message);
     if (pytorch_rejects && g->kind == LF_OUTCOME_OK) {
         snprintf(cls, sizeof cls, "guard-miss/%s", s->error);
         found(v, cls, "PyTorch: %s; the guard accepted the call", s->message);

@@ -1,6 +1,7 @@
 /* test_oracle.c - the oracle notices broken paths: a backend whose guard skips
- * validation, one whose kernels return wrong numbers, one whose reference does
- * not assert. Each must become a finding of the right class. */
+ * validation, one whose guard's kernel asserts, one whose kernels return wrong
+ * numbers, one whose reference does not assert. Each must become a finding of
+ * the right class. */
 #include <math.h>
 #include <stdio.h>
 
@@ -61,6 +62,18 @@ static void a_guard_that_skips_validation_is_a_guard_miss(void **state)
     assert_string_equal(finding_of(CE("[0, 4, 1]")), "guard-miss/label_out_of_range");
 }
 
+static void a_guard_whose_kernel_asserts_is_a_guard_miss(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    broken.guarded_validate = validate_nothing;
+    broken.guarded_forward = lf_sim_backend()->reference_forward; /* nll_loss: no log_softmax scratch needed */
+    assert_string_equal(finding_of("{\"loss\": \"nll_loss\", \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4],"
+                                   " \"values\": {\"init\": \"randn\"}}, \"target\": {\"dtype\": \"int64\","
+                                   " \"shape\": [3], \"values\": [0, 4, 1]}}"),
+                        "guard-miss/device_assert");
+}
+
 static void wrong_numbers_are_a_value_mismatch(void **state)
 {
     (void)state;
@@ -95,6 +108,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_correct_backend_passes),
         cmocka_unit_test(a_guard_that_skips_validation_is_a_guard_miss),
+        cmocka_unit_test(a_guard_whose_kernel_asserts_is_a_guard_miss),
         cmocka_unit_test(wrong_numbers_are_a_value_mismatch),
         cmocka_unit_test(a_reference_that_does_not_assert_is_caught),
         cmocka_unit_test(comparison_is_nan_safe),
