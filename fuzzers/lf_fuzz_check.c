@@ -16,23 +16,6 @@
 #include "lf_hash.h"
 #include "lf_oracle.h"
 
-/* The C worker a fuzz target starts: $LOSSFUZZ_WORKER, else the lossfuzz
- * of its own build (DIR/fuzzers/fuzz_x -> DIR/lossfuzz): same kernels, same
- * planted bug, same sanitizers. */
-static const char *sibling_worker(char *buf, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, len - 16);
-    if (n <= 0) return NULL;
-    buf[n] = 0;
-    char *slash = strrchr(buf, '/');
-    if (!slash) return NULL;
-    *slash = 0;
-    slash = strrchr(buf, '/');
-    if (!slash) return NULL;
-    strcpy(slash, "/lossfuzz");
-    return buf;
-}
-
 static const lf_backend *the_backend;
 
 /* At the campaign's end: what the workers went through (fuzz.sh shows it). */
@@ -55,9 +38,8 @@ static const lf_backend *backend(void)
     static const lf_backend *be;
     if (!be) {
         lf_paths_config cfg;
-        char err[1536], worker[4096];
-        if (lf_paths_config_from_env(&cfg, err, sizeof err)) {
-            if (!getenv("LOSSFUZZ_WORKER")) cfg.worker = sibling_worker(worker, sizeof worker);
+        char err[1536];
+        if (lf_paths_config_from_env(&cfg, err, sizeof err)) { /* the worker: the lossfuzz of this build */
             if (!cfg.timeout_s) cfg.timeout_s = 10;
             be = lf_paths_open(&cfg, err, sizeof err);
         }

@@ -17,15 +17,11 @@
 #include <unistd.h>
 
 #include "lf_exec_backend.h"
+#include "lf_exec_proc.h" /* lf_proc_now_ms */
 #include "lf_fuzz.h"
 #include "lf_oracle.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return lf_proc_now_ms() / 1e3; }
 
 /* Cases/s of the oracle over the cases on a backend; counts findings. */
 static double rate(const lf_case *cases, int n, const lf_backend *be, int *findings)
@@ -112,13 +108,6 @@ int main(int argc, char **argv)
         else if (o == 'w') cfg.worker = optarg;
         else if (o == 't') torch = true;
         else { fprintf(stderr, "usage: bench_exec [--backend sim|cuda] [--cases N] [--asserts K] [--worker PATH] [--torch]\n"); return 2; }
-    }
-    char worker[4096];
-    ssize_t len = readlink("/proc/self/exe", worker, sizeof worker - 16);
-    if (!cfg.worker && !getenv("LOSSFUZZ_WORKER") && len > 0) { /* the lossfuzz beside this program */
-        worker[len] = 0;
-        strcpy(strrchr(worker, '/') ? strrchr(worker, '/') : worker, "/lossfuzz");
-        cfg.worker = worker;
     }
     if (n < 1 || k < 0) { fprintf(stderr, "bench_exec: --cases must be >= 1 and --asserts >= 0\n"); return 2; }
     lf_numel_limit = LF_FUZZ_MAX_NUMEL;

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,10 +142,16 @@ lf_exec *lf_exec_start(const lf_exec_options *o, char *err, size_t errlen)
     return x;
 }
 
-static void path_error(lf_result *r, const char *error, const char *fmt, const char *a, const char *b)
+static void path_error(lf_result *r, const char *error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void path_error(lf_result *r, const char *error, const char *fmt, ...)
 {
+    char text[sizeof r->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
     lf_result_init(r);
-    lf_result_error(r, error, "RuntimeError", fmt, a, b);
+    lf_result_error(r, error, "RuntimeError", "%s", text);
 }
 
 bool lf_exec_parse_assert_line(const char *line, lf_result *r)
@@ -192,16 +199,16 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
     key_line(p, last, sizeof last);
     if (how == END_HANG) {
         x->stats.hangs++;
-        snprintf(what, sizeof what, "%g s", timeout_ms(x) / 1e3); /* 0.4 s, not "0 s" */
-        path_error(r, "worker_hang", "no answer in %s: the worker was killed (a hang)%s", what, "");
+        /* %g: 0.4 s, not "0 s" */
+        path_error(r, "worker_hang", "no answer in %g s: the worker was killed (a hang)", timeout_ms(x) / 1e3);
         return;
     }
     if (how == END_DEAD) {
         x->stats.sticky++;
-        path_error(r, "cuda_error", "%s%s (the worker's context is broken; it was replaced)", dead, "");
+        path_error(r, "cuda_error", "%s (the worker's context is broken; it was replaced)", dead);
     } else if (how == END_GARBLED) {
         x->stats.crashes++;
-        path_error(r, "worker_crash", "the worker broke the protocol: %s%s", dead, "");
+        path_error(r, "worker_crash", "the worker broke the protocol: %s", dead);
     } else {
         x->stats.crashes++;
         if (p->status >= 0 && WIFSIGNALED(p->status))
@@ -210,9 +217,7 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
             snprintf(what, sizeof what, "the worker exited with status %d", WEXITSTATUS(p->status));
         else
             snprintf(what, sizeof what, "the worker closed its answers");
-        path_error(r, "worker_crash", "%s%s", what, last[0] ? ": " : "");
-        size_t used = strlen(r->message);
-        snprintf(r->message + used, sizeof r->message - used, "%s", last);
+        path_error(r, "worker_crash", "%s%s%s", what, last[0] ? ": " : "", last);
     }
     fprintf(stderr, "lossfuzz: %s %s; its last output:\n%s\n", x->o.name, r->message, p->tail);
 }
@@ -249,7 +254,7 @@ static bool worker_ended(lf_exec *x, slot *s, end_kind how, const char *dead, co
      * path that caused it. */
     for (int i = 0; i < n; i++) {
         if (i == done) continue;
-        if (!ok) path_error(&r[i], "worker_start", "%s%s", err, "");
+        if (!ok) path_error(&r[i], "worker_start", "%s", err);
         else ok = run_on(x, s, &paths[i], 1, c, &r[i]);
     }
     return ok;
@@ -275,7 +280,7 @@ static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const 
             break;
         }
         lf_proc_clear_tail(p);
-        bool sent = lf_proc_write(p, req, strlen(req));
+        bool sent = lf_wire_send(p->req_fd, req);
         free(req);
         if (!sent) { /* it ended before this case reached it: not this case's doing */
             lf_proc_finish(p, 2000);
@@ -297,7 +302,7 @@ static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const 
         if (dead[0]) return worker_ended(x, s, END_DEAD, dead, paths, n, c, r);
         return true;
     }
-    for (int i = 0; i < n; i++) path_error(&r[i], "worker_start", "%s%s", err, "");
+    for (int i = 0; i < n; i++) path_error(&r[i], "worker_start", "%s", err);
     return false;
 }
 

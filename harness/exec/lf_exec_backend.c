@@ -38,16 +38,29 @@ bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen)
     return true;
 }
 
-/* The C worker: the lossfuzz binary named, else this program (lossfuzz itself). */
+/* The C worker: the lossfuzz binary named, else this program when it is
+ * lossfuzz, else the lossfuzz of this program's build: beside it (build/
+ * bench_exec) or one folder up (DIR/fuzzers/fuzz_x -> DIR/lossfuzz), with the
+ * same kernels, planted bug and sanitizers. */
 static bool worker_binary(const lf_paths_config *cfg, char *out, size_t outlen, char *err, size_t errlen)
 {
     const char *w = cfg->worker ? cfg->worker : getenv("LOSSFUZZ_WORKER");
     if (w && *w) {
         snprintf(out, outlen, "%s", w);
     } else {
-        ssize_t n = readlink("/proc/self/exe", out, outlen - 1);
-        if (n <= 0) { snprintf(err, errlen, "cannot find this program to start workers"); return false; }
-        out[n] = 0;
+        char self[4000]; /* room for "/lossfuzz" in a 4096-byte path */
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        char *slash = n > 0 ? (self[n] = 0, strrchr(self, '/')) : NULL;
+        if (!slash) { snprintf(err, errlen, "cannot find this program to start workers"); return false; }
+        snprintf(out, outlen, "%s", self);
+        if (strcmp(slash + 1, "lossfuzz")) { /* not lossfuzz: beside it, else one folder up */
+            *slash = 0;
+            snprintf(out, outlen, "%s/lossfuzz", self);
+            if (access(out, X_OK) && (slash = strrchr(self, '/'))) {
+                *slash = 0;
+                snprintf(out, outlen, "%s/lossfuzz", self);
+            }
+        }
     }
     if (access(out, X_OK)) {
         snprintf(err, errlen, "worker %s is not an executable lossfuzz (set LOSSFUZZ_WORKER)", out);
@@ -101,7 +114,7 @@ static lf_exec *start_torch(const lf_paths_config *cfg, char *err, size_t errlen
 
 static lf_exec *start_kernels(const lf_paths_config *cfg, char *err, size_t errlen)
 {
-    char bin[512];
+    char bin[4096];
     if (!worker_binary(cfg, bin, sizeof bin, err, errlen)) return NULL;
     const char *argv[] = {bin, "worker", "--backend", cfg->backend, "--asserts", cfg->hard_asserts ? "hard" : "soft", NULL};
     int gpus = strcmp(cfg->backend, "cuda") ? 0 : lf_exec_visible_gpus();

@@ -14,7 +14,8 @@ typedef struct {
     bool torch;              /* also real PyTorch (CPU, or CUDA with backend cuda) */
     bool no_spare;           /* replace a dead worker only when needed (benchmarks) */
     double timeout_s;        /* the watchdog, per case (0: 60 s) */
-    const char *worker;      /* the lossfuzz binary serving as C worker (NULL: $LOSSFUZZ_WORKER, else this program) */
+    const char *worker;      /* the lossfuzz binary serving as C worker (NULL: $LOSSFUZZ_WORKER, else this
+                              * program if it is lossfuzz, else the lossfuzz of its build) */
 } lf_paths_config;
 
 /* The config from the environment, as the fuzz targets take it:

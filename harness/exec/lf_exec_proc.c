@@ -199,18 +199,6 @@ int lf_proc_read_line(lf_proc *p, double deadline_ms)
     }
 }
 
-bool lf_proc_write(lf_proc *p, const char *text, size_t len)
-{
-    while (len) {
-        ssize_t n = write(p->req_fd, text, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false; /* EPIPE: SIGPIPE is ignored by the executor */
-        text += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 bool lf_proc_shm_reserve(lf_proc *p, size_t size)
 {
     if (size <= p->shm_size && p->shm) return true;

@@ -35,9 +35,6 @@ bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char
  * line, 0 end of file (the worker is gone), -1 the deadline passed. */
 int lf_proc_read_line(lf_proc *p, double deadline_ms);
 
-/* Writes the whole text; false when the worker is gone. */
-bool lf_proc_write(lf_proc *p, const char *text, size_t len);
-
 /* Makes the shared memory at least `size` bytes. */
 bool lf_proc_shm_reserve(lf_proc *p, size_t size);
 

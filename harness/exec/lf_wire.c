@@ -1,12 +1,14 @@
 /* lf_wire.c - encoding and decoding the worker protocol (lf_wire.h). */
 #include "lf_wire.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 static const char *const path_names[LF_WIRE_PATH_COUNT] = {"reference", "guard", "torch"};
 static const char *const tensor_keys[4] = {"input", "target", "weight", "pos_weight"};
@@ -37,6 +39,33 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
     l->shm_size = at + (size_t)n_paths * (size_t)l->out_cap * sizeof(double);
 }
 
+/* A JSON value (its reference taken) as one protocol line, ending in "\n" so
+ * it goes in one write: one wake-up of the reader. NULL when out of memory. */
+static char *dump_line(json_t *j)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    size_t len = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, len + 2) : NULL;
+    if (!line) { free(text); return NULL; }
+    line[len] = '\n';
+    line[len + 1] = 0;
+    return line;
+}
+
+bool lf_wire_send(int fd, const char *line)
+{
+    size_t len = strlen(line);
+    while (len) {
+        ssize_t n = write(fd, line, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false; /* EPIPE: the reader is gone (the executor ignores SIGPIPE) */
+        line += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
 char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c,
                       const lf_wire_layout *l, void *shm)
 {
@@ -64,14 +93,7 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
     json_t *req = json_pack("{s:I, s:o, s:I, s:I, s:I, s:o}", "id", (json_int_t)id, "paths", pj, "shm_size",
                             (json_int_t)l->shm_size, "out_at", (json_int_t)l->out_at, "out_cap",
                             (json_int_t)l->out_cap, "case", cj);
-    char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
-    json_decref(req);
-    size_t len = text ? strlen(text) : 0;
-    char *line = text ? realloc(text, len + 2) : NULL; /* sent in one write */
-    if (!line) { free(text); return NULL; }
-    line[len] = '\n';
-    line[len + 1] = 0;
-    return line;
+    return dump_line(req);
 }
 
 static bool fail(char *err, size_t errlen, const char *what)
@@ -211,9 +233,7 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
         json_array_append_new(results, o);
     }
     json_t *ans = json_pack("{s:I, s:o}", "id", (json_int_t)id, "results", results);
-    char *text = json_dumps(ans, JSON_COMPACT);
-    json_decref(ans);
-    return text;
+    return dump_line(ans);
 }
 
 static void copy_text(char *dst, size_t cap, json_t *o, const char *key)

@@ -77,8 +77,11 @@ typedef struct { int fd; void *base; size_t size; } lf_wire_shm;
 bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case *c, lf_wire_shm *shm, char *err,
                            size_t errlen);
 
-/* The answer line for results r[0..n): values go to shm. */
+/* The answer line for results r[0..n) (malloc'd, ends in "\n"): values go to shm. */
 char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm);
+/* Writes a whole line to fd; false when its reader is gone. */
+bool lf_wire_send(int fd, const char *line);
+
 /* Reads an answer into r[0..n); false when it is not one (err says why). A
  * "dead" answer returns true with *dead set to its text (static buffer of the caller). */
 bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,

@@ -10,32 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "lf_exec_proc.h" /* LF_PROC_SPIN_MS */
+#include "lf_exec_proc.h" /* LF_PROC_SPIN_MS, lf_proc_now_ms */
 
 #include "lf_guard.h"
 #include "lf_run.h"
 
-/* One write per answer (text and newline together): one wake-up of the executor. */
-static bool write_line(const char *text)
+/* The "dead" answer: this process can use its device no more (a sticky CUDA error). */
+static void send_dead(uint64_t id, const char *why)
 {
-    size_t len = strlen(text);
-    char *line = malloc(len + 1);
-    if (!line) return false;
-    memcpy(line, text, len);
-    line[len] = '\n';
-    const char *at = line;
-    len++;
-    while (len) {
-        ssize_t n = write(LF_FD_ANSWERS, at, len);
-        if (n <= 0) break;
-        at += n;
-        len -= (size_t)n;
-    }
-    free(line);
-    return len == 0;
+    char text[300];
+    snprintf(text, sizeof text, "{\"id\": %llu, \"dead\": \"CUDA error: %s\"}\n", (unsigned long long)id, why);
+    lf_wire_send(LF_FD_ANSWERS, text);
 }
 
 /* Requests, a line at a time, read without stdio so a short spin can catch
@@ -49,8 +36,7 @@ static char *next_request(lf_line_reader *r)
         r->len -= r->taken;
         r->taken = 0;
     }
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double spin_until = lf_proc_now_ms() + LF_PROC_SPIN_MS;
     for (;;) {
         char *nl = r->len ? memchr(r->buf, '\n', r->len) : NULL;
         if (nl) {
@@ -67,9 +53,7 @@ static char *next_request(lf_line_reader *r)
         ssize_t n = read(LF_FD_REQUESTS, r->buf + r->len, r->cap - r->len - 1);
         if (n > 0) { r->len += (size_t)n; continue; }
         if (n == 0 || (errno != EAGAIN && errno != EINTR)) return NULL;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        double spun_ms = (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6;
-        if (spun_ms < LF_PROC_SPIN_MS) continue;
+        if (lf_proc_now_ms() < spin_until) continue;
         struct pollfd f = {LF_FD_REQUESTS, POLLIN, 0};
         poll(&f, 1, -1);
     }
@@ -85,16 +69,13 @@ static bool inject_fault(const lf_case *c, uint64_t id)
     static int enabled = -1;
     if (enabled < 0) enabled = getenv("LOSSFUZZ_WORKER_FAULTS") && !strcmp(getenv("LOSSFUZZ_WORKER_FAULTS"), "1");
     if (!enabled) return false;
-    char text[96];
     switch (c->ignore_index) {
     case FAULT_SEGV: raise(SIGSEGV); return true;
     case FAULT_HANG: for (;;) pause();
     case FAULT_EXIT: exit(1);
-    case FAULT_GARBLE: return write_line("{\"not\": \"an answer\"");
+    case FAULT_GARBLE: return lf_wire_send(LF_FD_ANSWERS, "{\"not\": \"an answer\"\n");
     case FAULT_DEAD:
-        snprintf(text, sizeof text, "{\"id\": %llu, \"dead\": \"CUDA error: an illegal memory access was encountered\"}",
-                 (unsigned long long)id);
-        write_line(text);
+        send_dead(id, "an illegal memory access was encountered");
         exit(3);
     default: return false;
     }
@@ -111,7 +92,7 @@ int lf_worker_main(const lf_backend *be, const char *device)
 {
     char hello[256];
     snprintf(hello, sizeof hello,
-             "{\"hello\": \"lossfuzz-worker\", \"protocol\": %d, \"paths\": [\"reference\", \"guard\"], \"device\": \"%s\"}",
+             "{\"hello\": \"lossfuzz-worker\", \"protocol\": %d, \"paths\": [\"reference\", \"guard\"], \"device\": \"%s\"}\n",
              LF_WIRE_PROTOCOL, device);
     /* Run by hand, without the executor's fds: say so (the hello would go nowhere). */
     if (fcntl(LF_FD_ANSWERS, F_GETFD) < 0 || fcntl(LF_FD_SHM, F_GETFD) < 0 ||
@@ -120,7 +101,7 @@ int lf_worker_main(const lf_backend *be, const char *device)
                 LF_FD_REQUESTS, LF_FD_ANSWERS, LF_FD_SHM);
         return 2;
     }
-    if (!write_line(hello)) return 2;
+    if (!lf_wire_send(LF_FD_ANSWERS, hello)) return 2;
     lf_line_reader in = {0};
     char *line;
     lf_wire_shm shm = {LF_FD_SHM, NULL, 0};
@@ -145,16 +126,14 @@ int lf_worker_main(const lf_backend *be, const char *device)
             if (!broken) run_path(info.paths[i], &c, be, &r[i]);
             if (!broken && be->broken) broken = be->broken();
         }
-        char *answer;
-        if (broken) { /* a sticky error: this process can use the device no more */
-            char dead[300];
-            snprintf(dead, sizeof dead, "{\"id\": %llu, \"dead\": \"CUDA error: %s\"}", (unsigned long long)info.id, broken);
-            answer = strdup(dead);
+        bool sent = true;
+        if (broken) {
+            send_dead(info.id, broken);
         } else {
-            answer = lf_wire_answer(info.id, r, info.n_paths, &info.layout, shm.base);
+            char *answer = lf_wire_answer(info.id, r, info.n_paths, &info.layout, shm.base);
+            sent = answer && lf_wire_send(LF_FD_ANSWERS, answer);
+            free(answer);
         }
-        bool sent = answer && write_line(answer);
-        free(answer);
         for (int i = 0; i < info.n_paths; i++) lf_result_free(&r[i]);
         lf_case_free(&c);
         if (broken) { rc = 3; break; }

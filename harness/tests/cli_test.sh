@@ -5,22 +5,7 @@ set -u
 lf=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
-
-# expect CODE NEEDLE CMD...: exit status CODE and NEEDLE somewhere in the output.
-expect() {
-    code=$1 needle=$2
-    shift 2
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -eq "$code" ] && printf '%s' "$out" | grep -qF -- "$needle"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $* -> exit $rc (want $code), output:"; echo "$out" | head -5
-    fi
-}
+. "$(dirname "$0")/lf_expect.sh"
 
 good='{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [2, 3], "values": {"init": "randn"}},
  "target": {"dtype": "int64", "shape": [2], "values": [0, 2]}}'
@@ -81,7 +66,7 @@ expect 2 "case.npz: named like a .npz (zip) file, but it is a JSON case" "$lf" c
 mkdir -p "$dir/out"
 expect 2 "empty.json: empty file" "$lf" minimize --out "$dir/out" "$dir/empty.json"
 expect 2 "random.bin: not a file lossfuzz reads" "$lf" minimize --out "$dir/out" "$dir/random.bin"
-[ -z "$(ls "$dir/out")" ] && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL: minimize wrote $(ls "$dir/out") from bad input"; }
+[ -z "$(ls "$dir/out")" ] && ok || fail "minimize wrote $(ls "$dir/out") from bad input"
 # A crash file: with --target, or where an engine leaves one (the target from its path).
 mkdir -p "$dir/fuzz-out/fuzz_class/findings"
 cp "$dir/random.bin" "$dir/fuzz-out/fuzz_class/findings/crash-0123"
@@ -110,5 +95,4 @@ printf '%s' '{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [2
 expect 0 "long.json: spec done in" env LOSSFUZZ_PROGRESS=always "$lf" check "$dir/long.json"
 expect 2 "GiB and" "$lf" check "$dir/huge.json"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -9,23 +9,7 @@ set -u
 lf=$1 replay=$2 src=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-
-# expect CODE NEEDLE CMD...: exit status CODE and NEEDLE somewhere in the output.
-expect() {
-    code=$1 needle=$2
-    shift 2
-    out=$("$@" 2>&1)
-    rc=$?
-    if [ "$rc" -eq "$code" ] && printf '%s' "$out" | grep -qF -- "$needle"; then
-        ok
-    else
-        fail "$* -> exit $rc (want $code and \"$needle\"), output:"; echo "$out" | tail -5
-    fi
-}
+. "$(dirname "$0")/lf_expect.sh"
 
 # Each file's verdict and finding from check --json.
 verdicts() { sed -n 's/^{"file":"\([^"]*\)".*"verdict":"\([^"]*\)","finding":\(null\|"[^"]*"\).*/\1 \2 \3/p'; }
@@ -76,5 +60,4 @@ for fault in -7001:crash/reference:20 -7002:hang/reference:0.3; do
     expect 0 "1 passed, 0 failed" env -u LOSSFUZZ_WORKER_FAULTS "$lf" check --executor "$dir/a_fault.json"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
