@@ -107,7 +107,9 @@ enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_COUNT };
  * to explain. Class-index targets: range against C with ignore_index first, as
  * PyTorch's kernels do. Probability targets: per-row sums. */
 typedef struct {
-    int64_t n_bad, first_bad;          /* out of range and not ignored; first_bad = INT64_MAX if none */
+    int64_t n_bad, first_bad;          /* out of range and not ignored; first_bad (INT64_MAX if none) is the
+                                        * first a kernel asserts on, first_narrowed the first it narrows */
+    int64_t first_narrowed;
     int64_t n_ignored, n_negative, n_eq_c, n_eq_255, n_ge_c, n_non_integer;
     int64_t min_label, max_label;      /* over non-ignored targets */
     int64_t n_rows_off_sum, first_row_off_sum; /* probability rows whose sum is not 1 */

@@ -218,6 +218,8 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
         } else if (x->kind == LF_OUTCOME_DEVICE_ASSERT) {
             json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
             json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
+        }
+        if (!too_large && x->index >= 0) { /* an assert's element, or the guard's first offending one */
             json_object_set_new(o, "index", json_integer(x->index));
             json_object_set_new(o, "value", json_integer(x->value));
         }
@@ -260,11 +262,11 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
         const char *cond = json_string_value(json_object_get(o, "cond"));
         r->kernel_id = kernel ? lf_kernel_id_of(kernel) : LF_K_NONE;
         r->cond_id = cond ? lf_cond_id_of(cond) : LF_COND_NONE;
-        json_t *index = json_object_get(o, "index");
-        r->index = index ? json_integer_value(index) : -1; /* -1: not known (a hard assert, a CPU IndexError) */
-        r->value = json_integer_value(json_object_get(o, "value"));
         if (!r->error[0]) snprintf(r->error, sizeof r->error, "label_out_of_range");
     }
+    json_t *index = json_object_get(o, "index");
+    r->index = index ? json_integer_value(index) : -1; /* -1: not known (a hard assert, a CPU IndexError) */
+    r->value = json_integer_value(json_object_get(o, "value"));
     if (r->kind != LF_OUTCOME_OK) return true;
     json_int_t n = json_integer_value(json_object_get(o, "n"));
     const char *dtype = json_string_value(json_object_get(o, "dtype"));

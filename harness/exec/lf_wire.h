@@ -29,7 +29,8 @@
  *   {"id": 7, "results": [R, ...]}   one R per path, in order, where R is
  *   {"outcome": "ok", "n": 4, "scalar": false, "dtype": "float32"}
  *   {"outcome": "host_error", "error": "target_dtype", "exception": "RuntimeError",
- *    "message": "...", "hint": "...", "hint_id": "...", "warning": "...", "warning_id": "..."}
+ *    "message": "...", "hint": "...", "hint_id": "...", "warning": "...", "warning_id": "...",
+ *    "index": 3, "value": 5}   (the guard's first offending target, when it names one)
  *   {"outcome": "device_assert", "kernel": "nll_loss_forward_reduce_cuda_kernel_2d",
  *    "cond": "t >= 0 && t < n_classes", "index": 3, "value": 5, "message": "..."}
  * (only the keys that apply; "error": "result_too_large" when n > out_cap).

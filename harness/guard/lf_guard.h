@@ -12,6 +12,11 @@
  * `needs_data` is set when the hint depends on the target's values. */
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data);
 
+/* What PyTorch raises only after its NLL kernels ran (so after any bad label):
+ * label smoothing with class weights and reduction mean gathers the weights by
+ * target, which needs int64 targets. false: r holds the rejection. */
+bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r);
+
 /* One device pass over the targets (lf_target_stats). The layout comes from
  * the target's own shape, so it also works on a call the host check rejected.
  * false when it failed; r is then error oob_write if the kernel wrote outside

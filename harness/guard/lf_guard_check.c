@@ -50,41 +50,51 @@ static bool reject_target_rank(const lf_case *c, int want_ndim, lf_result *r)
                   "expected [N] for [N, C], [N, d1, ...] for [N, C, d1, ...], or [] for [C]", ts, is);
 }
 
+static bool reject_target_dtype(const lf_case *c, bool *needs_data, lf_result *r)
+{
+    const lf_tensor *tg = &c->target;
+    bool spatial = c->input.ndim >= 3;
+    *needs_data = lf_dtype_is_float(tg->dtype);
+    return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                  "target dtype %s: class-index targets must be int64%s", lf_dtype_name(tg->dtype),
+                  spatial ? " on the spatial path" : " (or uint8)");
+}
+
+/* The checks in PyTorch's order (pytorch-semantics.md section 2), so that a
+ * call with several problems is rejected for the one PyTorch names first. */
 static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
 {
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
     bool spatial = in->ndim >= 3;
-    if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)
-        return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
-                      "label_smoothing = %g is greater than 1", c->label_smoothing);
     int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
-    if (in->ndim >= 2 && tg->ndim >= 1 && tg->shape[0] != in->shape[0])
+    int want_ndim = in->ndim == 1 ? 0 : in->ndim - 1;
+    if (in->ndim >= 2 && tg->ndim == 0 && in->shape[0] != 0)
+        return reject(r, "batch_size_mismatch", NULL, "class-index targets have shape [N]",
+                      "input has batch size %lld but the target is 0-D", (long long)in->shape[0]);
+    if (in->ndim >= 2 && tg->ndim == 0) return reject_target_rank(c, want_ndim, r);
+    if (in->ndim >= 2 && tg->shape[0] != in->shape[0])
         return reject(r, "batch_size_mismatch", NULL, NULL, "input has batch size %lld but target has %lld",
                       (long long)in->shape[0], (long long)tg->shape[0]);
-    bool shape_ok;
-    if (in->ndim == 1) shape_ok = tg->ndim == 0 || (tg->ndim == 1 && tg->shape[0] == 1);
-    else shape_ok = tg->ndim == in->ndim - 1 && tg->shape[0] == in->shape[0] &&
-                    !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
-    if (!shape_ok) return reject_target_rank(c, in->ndim == 1 ? 0 : in->ndim - 1, r);
-    if (w->present && (spatial ? w->numel != C : (w->ndim != 1 || w->numel != C))) {
+    bool shape_ok = in->ndim == 1 ? tg->ndim == 0 || (tg->ndim == 1 && tg->shape[0] == 1)
+                  : tg->ndim == want_ndim && !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
+    bool weight_ok = !w->present || (spatial ? w->numel == C : (w->ndim == 1 && w->numel == C));
+    /* PyTorch returns the result of no targets before it looks at these dtypes */
+    bool empty = in->ndim != 1 && tg->numel == 0;
+    bool dtype_ok = tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial) || empty;
+    /* nll_loss checks the target's rank, its dtype, then its size and the weight; nll_loss2d
+     * the target's shape, the weight, then the dtype (a 4-D input's spatial sizes after the weight) */
+    bool rank_ok = spatial ? (in->ndim == 4 ? tg->ndim == 3 : shape_ok) : tg->ndim <= 1;
+    if (!rank_ok) return reject_target_rank(c, want_ndim, r);
+    if (!spatial && !dtype_ok) return reject_target_dtype(c, needs_data, r);
+    if (!spatial && !shape_ok) return reject_target_rank(c, want_ndim, r);
+    if (!weight_ok) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
         return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
                       "weight of shape %s for %lld classes", ws, (long long)C);
     }
-    /* PyTorch returns the result of no targets before it looks at these dtypes */
-    bool empty = in->ndim != 1 && tg->numel == 0;
-    if (!(tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial)) && !empty) {
-        *needs_data = lf_dtype_is_float(tg->dtype);
-        return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
-                      "target dtype %s: class-index targets must be int64%s", lf_dtype_name(tg->dtype),
-                      spatial ? " on the spatial path" : " (or uint8)");
-    }
-    if (tg->dtype != LF_I64 && w->present && c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0 &&
-        c->reduction == LF_REDUCTION_MEAN)
-        return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
-                      "label smoothing with class weights and reduction='mean' gathers the weights by "
-                      "target, which needs int64 targets; got %s", lf_dtype_name(tg->dtype));
+    if (!shape_ok) return reject_target_rank(c, want_ndim, r);
+    if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
     if (w->present && w->dtype != in->dtype && !empty)
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
                       lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
@@ -143,13 +153,24 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     p->N = in->numel;
     p->ndim = in->ndim;
     memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
-    if (c->weight.present && !lf_broadcast_strides(&c->weight, in, p->w_stride))
-        return reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
+    /* pos_weight first: PyTorch applies it before the weight */
     if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
         return reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",
                       "pos_weight does not broadcast to the input's shape %s", is);
+    if (c->weight.present && !lf_broadcast_strides(&c->weight, in, p->w_stride))
+        return reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
     p->out_dtype = tg->dtype;
     return true;
+}
+
+bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r)
+{
+    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && c->weight.present &&
+          c->reduction == LF_REDUCTION_MEAN && c->target.dtype != LF_I64))
+        return true;
+    return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                  "label smoothing with class weights and reduction='mean' gathers the weights by "
+                  "target, which needs int64 targets; got %s", lf_dtype_name(c->target.dtype));
 }
 
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
@@ -165,6 +186,9 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
     if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return check_bce(c, p, r);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
         return check_prob(c, p, r, needs_data);
+    if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)
+        return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
+                      "label_smoothing = %g is greater than 1", c->label_smoothing);
     if (c->input.ndim == 0) return reject_0d_input(r);
     return check_class(c, p, r, needs_data);
 }

@@ -48,15 +48,17 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
         lf_guard_warn(r, "ignore_index_is_class", "ignore_index = %lld is a real class in [0, %lld): its "
                       "targets are silently dropped", (long long)c->ignore_index, C);
     if (st->n_bad == 0) return;
-    long long first = (long long)st->first_bad;
-    long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, st->first_bad);
     /* nll_loss2d_forward_kernel (spatial, mean or sum) reads int64 labels as
      * int32: where that hides every bad label, PyTorch returns a wrong loss
-     * instead of asserting. Rejected all the same, under a name of its own. */
+     * instead of asserting. Rejected all the same, under a name of its own;
+     * otherwise the target named is the one PyTorch's kernel asserts on. */
     bool truncated = st->n_narrowed_silently == st->n_bad;
+    int64_t at = truncated ? st->first_narrowed : st->first_bad;
+    long long first = (long long)at;
+    long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, at);
     r->kind = LF_OUTCOME_HOST_ERROR;
     snprintf(r->error, sizeof r->error, truncated ? "label_truncated" : "label_out_of_range");
-    r->index = st->first_bad;
+    r->index = at;
     r->value = value;
     if (truncated) {
         snprintf(r->message, sizeof r->message,

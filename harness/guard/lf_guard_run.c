@@ -22,7 +22,7 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
         n = n ? 1 : 0; /* a 1-D input reads target[0] only */
     }
     memset(st, 0, sizeof *st);
-    st->first_bad = st->first_row_off_sum = st->min_label = INT64_MAX;
+    st->first_bad = st->first_narrowed = st->first_row_off_sum = st->min_label = INT64_MAX;
     st->max_label = INT64_MIN;
     lf_canary_list mem;
     lf_canary_begin(&mem, be);
@@ -54,7 +54,10 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
             lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
         return false;
     }
-    if (p->path == LF_PATH_CLASS) lf_guard_diagnose_labels(c, p, &st, r);
+    if (p->path == LF_PATH_CLASS) {
+        lf_guard_diagnose_labels(c, p, &st, r);
+        if (r->kind != LF_OUTCOME_HOST_ERROR) lf_guard_check_after_labels(c, p, r);
+    }
     else if (lf_guard_all_one_hot(p, &st)) lf_guard_warn_one_hot(c, be, p, r);
     else lf_guard_warn_probs(p, &st, r);
     return r->kind != LF_OUTCOME_HOST_ERROR;

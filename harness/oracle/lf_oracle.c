@@ -110,6 +110,23 @@ static bool same_assert(const lf_result *got, const lf_result *s)
     return got->kernel_id == s->kernel_id && got->cond_id == s->cond_id && (got->index < 0 || got->index == s->index);
 }
 
+/* Both reject: the guard must say what PyTorch says - the same error class,
+ * and the same first offending element where PyTorch names one (an assert's
+ * target). The hint is a heuristic and is not compared. */
+static void compare_diagnosis(lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *g = &v->guard;
+    const char *want = s->kind == LF_OUTCOME_OK ? s->silent : s->error;
+    char cls[96];
+    if (g->kind != LF_OUTCOME_HOST_ERROR || !want[0]) return;
+    snprintf(cls, sizeof cls, "diagnosis-mismatch/%s", want);
+    if (strcmp(g->error, want))
+        found(v, cls, "PyTorch: %s (%s); the guard rejected it as %s: %s", want, s->message, g->error, g->message);
+    else if (s->index >= 0 && (g->index != s->index || g->value != s->value))
+        found(v, cls, "the first offending target is target[%lld] = %lld; the guard names target[%lld] = %lld",
+              (long long)s->index, (long long)s->value, (long long)g->index, (long long)g->value);
+}
+
 static void judge(const lf_case *c, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *ref = &v->reference, *g = &v->guard;
@@ -146,6 +163,7 @@ static void judge(const lf_case *c, lf_verdict *v)
               lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
               lf_kernel_name(s->kernel_id), lf_cond_text(s->cond_id), (long long)s->index);
     }
+    compare_diagnosis(v);
     if (s->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) compare_values(v, "reference", ref);
     if (s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) compare_values(v, "guard", g);
     if (c->expect != LF_OUTCOME_NONE && c->expect != s->kind) {

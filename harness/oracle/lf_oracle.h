@@ -1,7 +1,9 @@
 /* lf_oracle.h - the properties every case must satisfy, and the findings when
  * one does not. Per case: the guard rejects whatever PyTorch raises for or
  * asserts on (else guard-miss), accepts whatever PyTorch accepts (else
- * false-alarm), the reference behaves like PyTorch (else reference-mismatch),
+ * false-alarm), rejects it the way PyTorch does - the same error class and
+ * first offending element (else diagnosis-mismatch) - the reference behaves
+ * like PyTorch (else reference-mismatch),
  * accepted cases give the spec's numbers on every path within the dtype's
  * tolerance, NaN-safe (else value-mismatch), and a case's recorded `expect`
  * still holds (else expect-mismatch). Memory safety is watched by ASan on the

@@ -1,5 +1,6 @@
 /* test_oracle.c - the oracle notices broken paths: a backend whose guard skips
- * validation, one whose guard's kernel asserts, one whose kernels return wrong
+ * validation, one whose guard's kernel asserts, one that names the wrong
+ * offending target or the wrong reason, one whose kernels return wrong
  * numbers, one whose reference does not assert. Each must become a finding of
  * the right class. */
 #include <math.h>
@@ -27,6 +28,21 @@ static int reference_without_asserts(const lf_problem *p, const lf_buffers *b)
 {
     int rc = lf_sim_backend()->reference_forward(p, b);
     memset(b->rec, 0, sizeof *b->rec);
+    return rc;
+}
+
+static int validate_naming_the_last(const lf_problem *p, const void *t, int64_t n, lf_target_stats *s)
+{
+    int rc = lf_sim_backend()->guarded_validate(p, t, n, s);
+    if (s->n_bad > 1) s->first_bad = n - 1; /* the right class, the wrong element */
+    return rc;
+}
+
+static int validate_calling_all_narrowed(const lf_problem *p, const void *t, int64_t n, lf_target_stats *s)
+{
+    int rc = lf_sim_backend()->guarded_validate(p, t, n, s);
+    s->n_narrowed_silently = s->n_bad; /* the right element, the wrong reason */
+    s->first_narrowed = s->first_bad;
     return rc;
 }
 
@@ -74,6 +90,23 @@ static void a_guard_whose_kernel_asserts_is_a_guard_miss(void **state)
                         "guard-miss/device_assert");
 }
 
+static void a_guard_naming_the_wrong_target_is_a_diagnosis_mismatch(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    broken.guarded_validate = validate_naming_the_last;
+    assert_string_equal(finding_of(CE("[0, 4, 9]")), "diagnosis-mismatch/label_out_of_range");
+    assert_string_equal(finding_of(CE("[0, 4, 1]")), "pass"); /* one bad target: named right */
+}
+
+static void a_guard_giving_the_wrong_reason_is_a_diagnosis_mismatch(void **state)
+{
+    (void)state;
+    broken = *lf_sim_backend();
+    broken.guarded_validate = validate_calling_all_narrowed;
+    assert_string_equal(finding_of(CE("[0, 4, 1]")), "diagnosis-mismatch/label_out_of_range");
+}
+
 static void wrong_numbers_are_a_value_mismatch(void **state)
 {
     (void)state;
@@ -109,6 +142,8 @@ int main(void)
         cmocka_unit_test(a_correct_backend_passes),
         cmocka_unit_test(a_guard_that_skips_validation_is_a_guard_miss),
         cmocka_unit_test(a_guard_whose_kernel_asserts_is_a_guard_miss),
+        cmocka_unit_test(a_guard_naming_the_wrong_target_is_a_diagnosis_mismatch),
+        cmocka_unit_test(a_guard_giving_the_wrong_reason_is_a_diagnosis_mismatch),
         cmocka_unit_test(wrong_numbers_are_a_value_mismatch),
         cmocka_unit_test(a_reference_that_does_not_assert_is_caught),
         cmocka_unit_test(comparison_is_nan_safe),
