@@ -1,11 +1,14 @@
 /* lf_kernels.h - what the kernels compute on, and the launchers both backends
  * (the CPU simulation in kernels/sim, CUDA in kernels/cuda) export.
  *
- * A problem is one routed loss call (the spec's plan): logits laid out as
- * (N, C, S) contiguous - N rows of a batch, C classes, S positions of the
- * flattened spatial dims (S = 1 for 1-D/2-D input) - so element (n, c, s) is at
- * (n*C + c)*S + s and target (n, s) at n*S + s. BCE-with-logits is elementwise
- * over `numel` elements, with weight and pos_weight broadcast by strides. */
+ * A problem is one routed loss call (the spec's plan): logits of shape
+ * (N, C, d1..dk) - N rows of a batch, C classes, S = d1*..*dk positions (S = 1
+ * for 1-D/2-D input) - so row r = n*S + s, and targets (N, d1..dk), row r at
+ * row-major index r. Input and target lie in memory as PyTorch's strides and
+ * storage offset say (lf_view: transposed, sliced, channels-last, expanded);
+ * the reference's scratch is contiguous: element (n, c, s) at (n*C + c)*S + s.
+ * BCE-with-logits is elementwise over `numel` elements, with weight and
+ * pos_weight broadcast by strides. */
 #ifndef LF_KERNELS_H
 #define LF_KERNELS_H
 
@@ -62,6 +65,9 @@ LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 
 #include "lf_names.h"
 
+/* A tensor in memory: storage offset and strides, in elements (PyTorch's). */
+typedef struct { int64_t off, stride[LF_MAX_BCAST_DIMS]; } lf_view;
+
 typedef struct {
     int path;               /* lf_path */
     int log_softmax;        /* 1: input is logits (cross_entropy); 0: log-probabilities (nll_loss) */
@@ -73,22 +79,57 @@ typedef struct {
     int in_dtype, tgt_dtype, w_dtype, pw_dtype, out_dtype;
     int has_weight, has_pos_weight;
     int kernel_id;          /* lf_kernel_id an out-of-range target asserts in */
-    /* BCE broadcasting: input dims and the element strides of weight/pos_weight
-     * (0 along broadcast dims). */
+    /* The input's dims; for BCE the element strides of weight/pos_weight
+     * broadcast to them (0 along broadcast dims). */
     int ndim;
     int64_t shape[LF_MAX_BCAST_DIMS], w_stride[LF_MAX_BCAST_DIMS], pw_stride[LF_MAX_BCAST_DIMS];
+    lf_view in;             /* the input, in its dims */
+    lf_view tg;             /* the target, in its own dims: */
+    int tg_ndim;
+    int64_t tg_shape[LF_MAX_BCAST_DIMS];
 } lf_problem;
+
+/* Offset of row-major element i of a tensor of that shape with these strides. */
+LF_DEVICE int64_t lf_strided_at(int ndim, const int64_t *shape, const int64_t *stride, int64_t i)
+{
+    int64_t off = 0; /* 64-bit: offsets may pass 2^31 */
+    for (int d = ndim - 1; d >= 0; d--) {
+        off += (i % shape[d]) * stride[d];
+        i /= shape[d];
+    }
+    return off;
+}
 
 /* Broadcast offset of flat input element i in a tensor with the given strides. */
 LF_DEVICE int64_t lf_bcast_offset(const lf_problem *p, const int64_t *stride, int64_t i)
 {
-    int64_t off = 0;
-    for (int d = p->ndim - 1; d >= 0; d--) {
-        off += (i % p->shape[d]) * stride[d];
-        i /= p->shape[d];
-    }
-    return off;
+    return lf_strided_at(p->ndim, p->shape, stride, i);
 }
+
+/* Storage element of input element i (row-major), and of target element i. */
+LF_DEVICE int64_t lf_in_at(const lf_problem *p, int64_t i) { return p->in.off + lf_bcast_offset(p, p->in.stride, i); }
+LF_DEVICE int64_t lf_tg_at(const lf_problem *p, int64_t i)
+{
+    return p->tg.off + lf_strided_at(p->tg_ndim, p->tg_shape, p->tg.stride, i);
+}
+
+/* Storage element of class 0 of row r = n*S + s of a tensor with the input's
+ * (N, C, d1..dk) dims (the input, or a probability target); the classes
+ * follow lf_class_stride apart. */
+LF_DEVICE int64_t lf_row_at(const lf_problem *p, const lf_view *v, int64_t r)
+{
+    if (p->one_d) return v->off;
+    int64_t off = v->off;
+    for (int d = p->ndim - 1; d >= 2; d--) {
+        off += (r % p->shape[d]) * v->stride[d];
+        r /= p->shape[d];
+    }
+    return off + r * v->stride[0];
+}
+LF_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v) { return v->stride[p->one_d ? 0 : 1]; }
+
+/* Row r's class 0 in the reference's contiguous scratch. */
+LF_DEVICE int64_t lf_dense_row(const lf_problem *p, int64_t r) { return (r / p->S) * p->C * p->S + r % p->S; }
 
 /* Device (or, in the simulation, host) buffers of one launch. */
 typedef struct {

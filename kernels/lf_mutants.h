@@ -19,6 +19,7 @@
 #define LF_MUTANT_SMOOTHING_UNMASKED 10 /* #7  label smoothing term kept for ignored rows */
 #define LF_MUTANT_PROB_MEAN_BY_BATCH 11 /* #12 probability-target mean divides by N, not N*d1*..*dk */
 #define LF_MUTANT_NAN_HIDDEN 12         /* #14 max that skips NaN: a NaN logit is hidden */
+#define LF_MUTANT_CONTIGUOUS_INPUT 14   /* #10 class-index kernel indexes logits as if contiguous (ignores strides) */
 #define LF_MUTANT_LAST_BAD_NAMED 13     /* #1  guard names the last bad target (a store for atomic min), not the first */
 
 #ifndef LF_MUTANT

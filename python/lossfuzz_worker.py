@@ -90,9 +90,30 @@ class Worker:
         if min(shape, default=0) < 0 or at < 0 or at + n * size > self.shm_size:
             raise BadRequest("tensor: shape %r at %d is outside the shared memory" % (shape, at))
         if n == 0:  # torch.frombuffer refuses count 0
-            return torch.empty(shape, dtype=dtype, device=self.device)
-        t = torch.frombuffer(self.shm, dtype=dtype, count=n, offset=at).reshape(shape)
+            t = torch.empty(shape, dtype=dtype)
+        else:
+            t = torch.frombuffer(self.shm, dtype=dtype, count=n, offset=at).reshape(shape)
+        if "strides" in doc:
+            return self.laid_out(t, doc["strides"], doc.get("offset", 0))
         return t.to(self.device)
+
+    def laid_out(self, values, strides, offset):
+        """The values as a view with the case's strides and storage offset
+        (transposed, sliced, expanded), as the caller's tensor would be."""
+        torch = self.torch
+        shape = list(values.shape)
+        if len(strides) != len(shape) or min(strides, default=0) < 0 or offset < 0:
+            raise BadRequest("tensor: strides %r, offset %r do not fit shape %r" % (strides, offset, shape))
+        extent = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if values.numel() else 0
+        storage = torch.zeros(extent, dtype=values.dtype, device=self.device)
+        if values.numel():  # where each element lies: offset + sum(index_d * stride_d)
+            where = torch.full(shape, offset, dtype=torch.int64)
+            for d, (size, stride) in enumerate(zip(shape, strides)):
+                view = [1] * len(shape)
+                view[d] = size
+                where = where + (torch.arange(size) * stride).reshape(view)
+            storage[where.reshape(-1).to(self.device)] = values.reshape(-1).to(self.device)
+        return storage.as_strided(shape, strides, offset)
 
     def arguments(self, case):
         """The loss function's arguments: the tensors, then the options given."""

@@ -52,7 +52,13 @@ typedef struct {
     int ndim;
     int64_t shape[LF_MAX_DIMS];
     int64_t numel;
-    void *data;                            /* contiguous, row-major, numel elements */
+    void *data;                            /* the values: contiguous, row-major, numel elements */
+    /* How the kernels get it in memory (lf_layout.h): PyTorch's strides and
+     * storage offset, in elements; strided = false is contiguous. A transposed,
+     * sliced, channels-last or expanded tensor keeps its values in `data`. */
+    bool strided;
+    int64_t strides[LF_MAX_DIMS];
+    int64_t offset;
     bool borrowed;                         /* data belongs to someone else (a mapped dump) */
     bool generated;                        /* values came from `init`, not a list */
     lf_init init;

@@ -1,5 +1,6 @@
 /* lf_case_json.c - reading and writing case files, with jansson for the JSON. */
 #include "lf_case_json.h"
+#include "lf_layout.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -111,9 +112,36 @@ static bool parse_value_list(json_t *list, lf_tensor *t, const char *where, errb
     return true;
 }
 
+/* "strides" and "offset" (PyTorch's, in elements): the memory the kernels get.
+ * An expanded tensor's values must agree where they share memory. */
+static bool parse_layout(json_t *o, const char *where, lf_tensor *t, errbuf *e)
+{
+    json_t *st = json_object_get(o, "strides"), *off = json_object_get(o, "offset");
+    int64_t strides[LF_MAX_DIMS], offset = 0;
+    char why[160];
+    if (!st && !off) return true;
+    lf_layout_contiguous_strides(t->ndim, t->shape, strides);
+    if (st && (!json_is_array(st) || (int)json_array_size(st) != t->ndim))
+        return fail(e, "%s.strides: expected a list of %d integers, one per dim", where, t->ndim);
+    for (int d = 0; st && d < t->ndim; d++) {
+        json_t *s = json_array_get(st, (size_t)d);
+        if (!json_is_integer(s)) return fail(e, "%s.strides[%d]: expected an integer", where, d);
+        strides[d] = json_integer_value(s);
+    }
+    if (off && !json_is_integer(off)) return fail(e, "%s.offset: expected an integer", where);
+    if (off) offset = json_integer_value(off);
+    if (!lf_layout_set(t, strides, offset, why, sizeof why)) return fail(e, "%s.strides: %s", where, why);
+    if (t->generated) return lf_layout_settle(t) || fail(e, "%s: out of memory", where); /* generated: made to repeat */
+    int64_t bad = lf_layout_conflict(t);
+    if (bad >= 0)
+        return fail(e, "%s.values[%lld] differs from an element that shares its memory (the strides expand the "
+                       "tensor: its values must repeat along the stride-0 dims)", where, (long long)bad);
+    return true;
+}
+
 static bool parse_tensor(json_t *o, const char *where, lf_tensor *t, errbuf *e)
 {
-    static const char *const keys[] = {"dtype", "shape", "values", NULL};
+    static const char *const keys[] = {"dtype", "shape", "values", "strides", "offset", NULL};
     if (!json_is_object(o)) return fail(e, "%s: expected an object with dtype, shape, values", where);
     if (!check_keys(o, where, keys, e)) return false;
     json_t *dt = json_object_get(o, "dtype"), *sh = json_object_get(o, "shape"),
@@ -134,15 +162,18 @@ static bool parse_tensor(json_t *o, const char *where, lf_tensor *t, errbuf *e)
     char why[160];
     if (!lf_tensor_alloc(t, dtype, (int)json_array_size(sh), shape, why, sizeof why))
         return fail(e, "%s.shape: %s", where, why);
-    if (json_is_array(vals)) return parse_value_list(vals, t, where, e);
-    if (!json_is_object(vals))
-        return fail(e, "%s.values: expected a list of numbers or an init object", where);
-    char at[64];
-    snprintf(at, sizeof at, "%s.values", where);
-    if (!parse_init(vals, at, &t->init, e)) return false;
-    t->generated = true;
-    if (!lf_init_fill(t, why, sizeof why)) return fail(e, "%s: %s", at, why);
-    return true;
+    if (json_is_array(vals)) {
+        if (!parse_value_list(vals, t, where, e)) return false;
+    } else {
+        if (!json_is_object(vals))
+            return fail(e, "%s.values: expected a list of numbers or an init object", where);
+        char at[64];
+        snprintf(at, sizeof at, "%s.values", where);
+        if (!parse_init(vals, at, &t->init, e)) return false;
+        t->generated = true;
+        if (!lf_init_fill(t, why, sizeof why)) return fail(e, "%s: %s", at, why);
+    }
+    return parse_layout(o, where, t, e);
 }
 
 /* Options the loss function does not take would be a TypeError in Python: the

@@ -95,6 +95,11 @@ static void put_tensor(strbuf *b, const char *key, const lf_tensor *t)
         }
         put(b, "]");
     }
+    if (t->strided) {
+        put(b, ", \"strides\": [");
+        for (int d = 0; d < t->ndim; d++) put(b, "%s%lld", d ? ", " : "", (long long)t->strides[d]);
+        put(b, "], \"offset\": %lld", (long long)t->offset);
+    }
     put(b, "}");
 }
 

@@ -1,5 +1,8 @@
-/* lf_tensor_ops.c - copies, slices and casts of contiguous row-major tensors. */
+/* lf_tensor_ops.c - copies, slices and casts of tensors (their values are
+ * row-major; an edit keeps the kind of memory layout, lf_layout_follow). */
 #include "lf_tensor_ops.h"
+
+#include "lf_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,9 @@ bool lf_tensor_copy(const lf_tensor *t, lf_tensor *out)
     if (!t->present) return true;
     if (!lf_tensor_alloc(out, t->dtype, t->ndim, t->shape, err, sizeof err)) return false;
     memcpy(out->data, t->data, (size_t)t->numel * lf_dtype_size(t->dtype));
+    out->strided = t->strided;
+    memcpy(out->strides, t->strides, sizeof out->strides);
+    out->offset = t->offset;
     out->generated = t->generated;
     out->init = t->init;
     return true;
@@ -68,6 +74,13 @@ static bool edit(const lf_tensor *t, int dim, int64_t index, slice_edit how, lf_
     else memmove(shape + dim, shape + dim + 1, sizeof(int64_t) * (size_t)(--ndim - dim));
     if (!lf_tensor_alloc(out, t->dtype, ndim, shape, err, sizeof err)) return false;
     copy_slices(t, dim, index, how != EDIT_REMOVE, out);
+    lf_tensor from = *t; /* the layout without the dropped dim */
+    if (how == EDIT_DROP) {
+        from.ndim = ndim;
+        memmove(from.strides + dim, from.strides + dim + 1, sizeof(int64_t) * (size_t)(ndim - dim));
+        memcpy(from.shape, shape, sizeof(int64_t) * (size_t)ndim);
+    }
+    lf_layout_follow(out, &from);
     return true;
 }
 
@@ -93,5 +106,6 @@ bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)
         if (ints) lf_store_i64(out->data, dtype, i, lf_load_i64(t->data, t->dtype, i));
         else lf_store_f64(out->data, dtype, i, lf_load_f64(t->data, t->dtype, i));
     }
+    lf_layout_follow(out, t);
     return true;
 }

@@ -38,6 +38,8 @@ typedef struct {
     int64_t numel;
     const uint8_t *data;
     void *owned;
+    bool column_major;   /* a Fortran-order .npy (a transposed tensor's .numpy()): data is
+                          * row-major now, the kernels get it column-major */
     char text[64];       /* a 0-d string array's value */
     bool is_text;
 } lf_array;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lf_dump.h"
+#include "lf_layout.h"
 
 void lf_dump_free(lf_dump *d)
 {
@@ -45,6 +46,15 @@ static void borrow(const lf_array *a, lf_tensor *t)
     t->numel = a->numel;
     t->data = (void *)a->data;
     t->borrowed = true;
+    if (a->column_major) { /* kept as it was in memory: the kernels get it so */
+        int64_t strides[LF_MAX_DIMS], s = 1;
+        char err[160];
+        for (int d = 0; d < a->ndim; d++) {
+            strides[d] = s;
+            s *= a->shape[d] > 1 ? a->shape[d] : 1;
+        }
+        lf_layout_set(t, strides, 0, err, sizeof err); /* within the limit: the array itself is */
+    }
 }
 
 bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen)

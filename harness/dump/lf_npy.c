@@ -151,5 +151,6 @@ bool lf_npy_parse(const uint8_t *buf, size_t len, const char *name, lf_array *a,
         return true;
     }
     if (is_fortran && a->ndim > 1 && !to_c_order(a, (size_t)itemsize)) { snprintf(err, errlen, "out of memory"); return false; }
+    a->column_major = is_fortran && a->ndim > 1;
     return true;
 }

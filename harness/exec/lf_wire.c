@@ -1,6 +1,8 @@
 /* lf_wire.c - encoding and decoding the worker protocol (lf_wire.h). */
 #include "lf_wire.h"
 
+#include "lf_layout.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -83,9 +85,15 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
         for (int d = 0; d < t->ndim; d++) json_array_append_new(shape, json_integer(t->shape[d]));
         size_t bytes = (size_t)t->numel * lf_dtype_size(t->dtype);
         if (bytes) memcpy((char *)shm + at, t->data, bytes);
-        json_object_set_new(cj, tensor_keys[i],
-                            json_pack("{s:s, s:o, s:I}", "dtype", lf_dtype_name(t->dtype), "shape", shape, "at",
-                                      (json_int_t)at));
+        json_t *tj = json_pack("{s:s, s:o, s:I}", "dtype", lf_dtype_name(t->dtype), "shape", shape, "at",
+                               (json_int_t)at);
+        if (t->strided) { /* the values go as they are; the worker lays them out */
+            json_t *strides = json_array();
+            for (int d = 0; d < t->ndim; d++) json_array_append_new(strides, json_integer(t->strides[d]));
+            json_object_set_new(tj, "strides", strides);
+            json_object_set_new(tj, "offset", json_integer(t->offset));
+        }
+        json_object_set_new(cj, tensor_keys[i], tj);
         at += align8(bytes);
     }
     json_t *pj = json_array();
@@ -124,7 +132,12 @@ static bool read_tensor(json_t *tj, lf_tensor *t, const void *shm, size_t shm_si
         return fail(err, errlen, "a tensor outside the shared memory");
     t->data = (char *)shm + at;
     t->borrowed = true;
-    return true;
+    json_t *sj = json_object_get(tj, "strides");
+    if (!sj) return true;
+    int64_t strides[LF_MAX_DIMS];
+    if (!json_is_array(sj) || (int)json_array_size(sj) != t->ndim) return fail(err, errlen, "strides that do not fit the shape");
+    for (int d = 0; d < t->ndim; d++) strides[d] = json_integer_value(json_array_get(sj, (size_t)d));
+    return lf_layout_set(t, strides, json_integer_value(json_object_get(tj, "offset")), err, errlen);
 }
 
 static bool map_shm(lf_wire_shm *m, size_t size)

@@ -22,8 +22,9 @@
  *             "input":  {"dtype": "float32", "shape": [4, 3], "at": 0},
  *             "target": {"dtype": "int64", "shape": [4], "at": 64},
  *             "weight": {...}, "pos_weight": {...}}}       (absent when absent)
- * Tensors are contiguous, row-major, at byte offset `at` of the shared memory
- * (8-byte aligned). The worker maps fd 5 with shm_size bytes (again when it
+ * Tensors' values are contiguous, row-major, at byte offset `at` of the shared
+ * memory (8-byte aligned); a tensor the kernels get strided also has
+ * "strides" and "offset" (PyTorch's, in elements: lf_layout.h). The worker maps fd 5 with shm_size bytes (again when it
  * changes), runs each path, writes path i's values as float64 at
  * out_at + 8 * out_cap * i, and answers:
  *   {"id": 7, "results": [R, ...]}   one R per path, in order, where R is

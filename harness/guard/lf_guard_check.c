@@ -151,8 +151,6 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
                       "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
     lf_problem_init(c, p, LF_PATH_BCE);
     p->N = in->numel;
-    p->ndim = in->ndim;
-    memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
     /* pos_weight first: PyTorch applies it before the weight */
     if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
         return reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",

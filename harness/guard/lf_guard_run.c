@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lf_guard.h"
+#include "lf_problem.h"
 
 bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
                            lf_target_stats *st, lf_result *r)
@@ -11,6 +12,7 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
     lf_problem q = *p;
     const lf_tensor *tg = &c->target;
     int64_t n = tg->numel;
+    lf_problem_views(c, &q); /* also for a call the host check rejected */
     q.path = path;
     q.tgt_dtype = tg->dtype;
     q.ignore_index = c->ignore_index;
@@ -18,6 +20,9 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
         q.N = tg->ndim >= 2 ? tg->shape[0] : 1;
         q.C = tg->ndim >= 2 ? tg->shape[1] : tg->ndim == 1 ? tg->shape[0] : 1;
         q.S = (q.N * q.C) != 0 ? tg->numel / (q.N * q.C) : 0;
+        q.one_d = tg->ndim == 1;
+        q.ndim = tg->ndim; /* rows in the target's own dims */
+        memcpy(q.shape, tg->shape, sizeof(int64_t) * (size_t)tg->ndim);
     } else if (p->one_d) {
         n = n ? 1 : 0; /* a 1-D input reads target[0] only */
     }

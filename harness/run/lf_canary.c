@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lf_backend.h"
+#include "lf_layout.h"
 
 #define G LF_CANARY_BYTES
 
@@ -26,13 +27,7 @@ bool lf_canary_enabled(const lf_backend *be)
 /* A guard's contents: quiet NaNs of the dtype with a payload of 0xCA4A..., or
  * 0xFE bytes; no zero byte, so a written 0 changes every byte. The element is
  * the low bytes of e (little-endian, as CUDA devices are). */
-static void pattern(unsigned char *g, lf_dtype t)
-{
-    uint64_t e = t == LF_F64 ? 0x7FFACA4ACA4ACA4Aull : t == LF_F32 ? 0x7FCACA4Au : t == LF_F16 ? 0x7E4Au
-               : t == LF_BF16 ? 0x7FCAu : 0xFEFEFEFEFEFEFEFEull;
-    size_t esz = lf_dtype_is_float(t) ? lf_dtype_size(t) : sizeof e;
-    for (size_t i = 0; i < G; i += esz) memcpy(g + i, &e, esz);
-}
+static void pattern(unsigned char *g, lf_dtype t) { lf_poison_fill(g, G, t); }
 
 void lf_canary_begin(lf_canary_list *l, const lf_backend *be)
 {

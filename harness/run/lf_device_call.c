@@ -1,15 +1,22 @@
 /* lf_device_call.c - moving one call's tensors to a backend and its results back. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lf_backend.h"
+#include "lf_layout.h"
 #include "lf_spec.h"
 
 void *lf_device_copy(lf_canary_list *l, const char *name, const lf_tensor *t)
 {
     if (!t->present) return NULL;
-    return lf_canary_add(l, name, (size_t)t->numel * lf_dtype_size(t->dtype), t->dtype, t->data);
+    if (!t->strided) return lf_canary_add(l, name, (size_t)t->numel * lf_dtype_size(t->dtype), t->dtype, t->data);
+    size_t bytes; /* the storage its strides describe, the gaps poisoned */
+    void *storage = lf_layout_storage(t, &bytes);
+    void *dev = storage ? lf_canary_add(l, name, bytes, t->dtype, storage) : NULL;
+    free(storage);
+    return dev;
 }
 
 bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
@@ -32,7 +39,7 @@ bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_proble
     b->acc = lf_canary_add(l, "acc", sizeof acc0, LF_F64, acc0);
     b->rec = lf_canary_add(l, "rec", sizeof rec0, LF_I64, &rec0);
     if (with_scratch)
-        b->scratch = lf_canary_add(l, "scratch", (size_t)c->input.numel * lf_dtype_size(c->input.dtype),
+        b->scratch = lf_canary_add(l, "scratch", (size_t)p->N * p->C * p->S * lf_dtype_size(c->input.dtype),
                                    c->input.dtype, NULL);
     if (!b->input || !b->target || (c->weight.present && !b->weight) || (c->pos_weight.present && !b->pos_weight) ||
         !b->out || !b->acc || !b->rec || (with_scratch && !b->scratch)) {

@@ -1,7 +1,21 @@
-/* lf_problem.c - the options and dtypes of a case, copied into a kernel problem. */
+/* lf_problem.c - the options, dtypes and memory layout of a case, copied into a kernel problem. */
 #include <string.h>
 
+#include "lf_layout.h"
 #include "lf_problem.h"
+
+void lf_problem_views(const lf_case *c, lf_problem *p)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    p->ndim = in->ndim;
+    memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+    lf_layout_strides(in, p->in.stride);
+    p->in.off = in->strided ? in->offset : 0;
+    p->tg_ndim = tg->ndim;
+    memcpy(p->tg_shape, tg->shape, sizeof(int64_t) * (size_t)tg->ndim);
+    lf_layout_strides(tg, p->tg.stride);
+    p->tg.off = tg->strided ? tg->offset : 0;
+}
 
 void lf_problem_init(const lf_case *c, lf_problem *p, int path)
 {
@@ -19,6 +33,7 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int path)
     p->has_pos_weight = c->pos_weight.present;
     p->pw_dtype = c->pos_weight.present ? c->pos_weight.dtype : LF_F32;
     p->N = p->C = p->S = 1;
+    lf_problem_views(c, p);
 }
 
 

@@ -6,9 +6,13 @@
 #include "lf_case.h"
 #include "lf_kernels.h"
 
-/* Zeroes p, sets `path`, and copies reduction, ignore_index and the dtypes of
- * the case; N = C = S = 1 and the output dtype is the input's. */
+/* Zeroes p, sets `path`, and copies reduction, ignore_index, the dtypes and
+ * the memory layout (lf_problem_views) of the case; N = C = S = 1 and the
+ * output dtype is the input's. */
 void lf_problem_init(const lf_case *c, lf_problem *p, int path);
+
+/* The input's dims and the views of input and target (strides, offsets). */
+void lf_problem_views(const lf_case *c, lf_problem *p);
 
 /* The (N, C, S) layout of a class-dimension input of rank >= 1: class dim 0 for
  * a 1-D input (one_d, N = 1), else 1; S is the product of the dims after it. */

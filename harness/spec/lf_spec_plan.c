@@ -159,8 +159,6 @@ static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
     }
     lf_problem_init(c, p, LF_PATH_BCE);
     p->N = in->numel;
-    p->ndim = in->ndim;
-    memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
     const lf_tensor *extra[2] = {&c->pos_weight, &c->weight};
     int64_t *strides[2] = {p->pw_stride, p->w_stride};
     for (int k = 0; k < 2; k++) {

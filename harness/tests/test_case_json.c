@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "lf_layout.h"
 #include "lf_test_util.h"
 
 static const char *const example =
@@ -113,6 +114,46 @@ static void generators_are_deterministic(void **state)
     lf_case_free(&a);
 }
 
+#define LAID_OUT(layout, values) "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [2, 3]," \
+    " \"values\": " values ", " layout "}, \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 1]}}"
+
+/* Strides and offsets: read, written back, laid out in memory with poisoned
+ * gaps; nonsense is refused with the key. */
+static void strides_round_trip_and_lay_out(void **state)
+{
+    (void)state;
+    lf_case c;
+    size_t bytes;
+    lf_test_case(&c, LAID_OUT("\"strides\": [1, 4], \"offset\": 2", "[0, 1, 2, 3, 4, 5]"));
+    assert_true(c.input.strided);
+    assert_int_equal(lf_layout_extent(&c.input), 2 + 1 + 2 * 4 + 1);
+    assert_int_equal(lf_layout_at(&c.input, 1), 2 + 4); /* element (0, 1) */
+    float *mem = lf_layout_storage(&c.input, &bytes);
+    assert_int_equal(bytes, 12 * sizeof(float));
+    assert_true(mem[2] == 0 && mem[6] == 1 && mem[3] == 3 && mem[11] == 5);
+    assert_true(isnan(mem[0]) && isnan(mem[4])); /* the gaps */
+    free(mem);
+    char *text = lf_case_to_json(&c);
+    assert_non_null(strstr(text, "\"strides\": [1, 4], \"offset\": 2"));
+    lf_case back;
+    lf_test_case(&back, text);
+    assert_memory_equal(back.input.strides, c.input.strides, 2 * sizeof(int64_t));
+    free(text);
+    lf_case_free(&back);
+    lf_case_free(&c);
+    lf_test_case(&c, LAID_OUT("\"strides\": [3, 1], \"offset\": 0", "[0, 1, 2, 3, 4, 5]"));
+    assert_false(c.input.strided); /* contiguous after all */
+    lf_case_free(&c);
+    lf_test_case(&c, LAID_OUT("\"strides\": [0, 1]", "{\"init\": \"randn\", \"seed\": 2}"));
+    assert_true(lf_load_f64(c.input.data, LF_F32, 4) == lf_load_f64(c.input.data, LF_F32, 1)); /* expanded: repeats */
+    lf_case_free(&c);
+    expect_error(LAID_OUT("\"strides\": [0, 1]", "[0, 1, 2, 3, 4, 5]"), "input.values[3] differs");
+    expect_error(LAID_OUT("\"strides\": [1]", "[0, 1, 2, 3, 4, 5]"), "input.strides: expected a list of 2");
+    expect_error(LAID_OUT("\"strides\": [-1, 1]", "[0, 1, 2, 3, 4, 5]"), "negative strides");
+    expect_error(LAID_OUT("\"strides\": [1099511627776, 1]", "[0, 1, 2, 3, 4, 5]"), "input.strides");
+    expect_error(LAID_OUT("\"offset\": -3", "[0, 1, 2, 3, 4, 5]"), "offset -3");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +162,7 @@ int main(void)
         cmocka_unit_test(bad_files_get_clear_errors),
         cmocka_unit_test(defaults_are_pytorchs),
         cmocka_unit_test(generators_are_deterministic),
+        cmocka_unit_test(strides_round_trip_and_lay_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,6 +57,7 @@ static void npy_good_and_fortran(void **state)
     assert_true(lf_npy_parse(f.b, f.n, "x", &a, err, sizeof err));
     assert_true(lf_load_f64(a.data, a.dtype, 1) == 2.0); /* (0, 1) */
     assert_true(lf_load_f64(a.data, a.dtype, 3) == 1.0); /* (1, 0) */
+    assert_true(a.column_major); /* a case made of it keeps the layout (lf_dump_to_case) */
     free(a.owned);
     uint8_t text[16] = {'m', 0, 0, 0, 'e', 0, 0, 0, 'a', 0, 0, 0, 'n', 0, 0, 0};
     f = npy("<U4", "False", "()", text, sizeof text);

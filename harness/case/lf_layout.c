@@ -1,0 +1,147 @@
+/* lf_layout.c - strides and storage offsets of tensors (lf_layout.h). */
+#include "lf_layout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lf_layout_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= shape[d] > 1 ? shape[d] : 1;
+    }
+}
+
+void lf_layout_strides(const lf_tensor *t, int64_t *strides)
+{
+    if (t->strided) memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    else lf_layout_contiguous_strides(t->ndim, t->shape, strides);
+}
+
+int64_t lf_layout_at(const lf_tensor *t, int64_t i)
+{
+    if (!t->strided) return i;
+    int64_t at = t->offset;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        at += (i % t->shape[d]) * t->strides[d];
+        i /= t->shape[d];
+    }
+    return at;
+}
+
+int64_t lf_layout_extent(const lf_tensor *t)
+{
+    if (!t->strided) return t->numel;
+    if (t->numel == 0) return 0;
+    int64_t last = t->offset;
+    for (int d = 0; d < t->ndim; d++) last += (t->shape[d] - 1) * t->strides[d];
+    return last + 1;
+}
+
+bool lf_layout_set(lf_tensor *t, const int64_t *strides, int64_t offset, char *err, size_t errlen)
+{
+    int64_t dense[LF_MAX_DIMS], limit = lf_numel_limit, last = offset;
+    if (offset < 0 || offset > limit) {
+        snprintf(err, errlen, "offset %lld is outside [0, %lld]", (long long)offset, (long long)limit);
+        return false;
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        if (strides[d] < 0 || strides[d] > limit) {
+            snprintf(err, errlen, "strides[%d] = %lld is outside [0, %lld] (PyTorch has no negative strides)", d,
+                     (long long)strides[d], (long long)limit);
+            return false;
+        }
+        if (t->shape[d] > 0) last += (t->shape[d] - 1) * strides[d]; /* no overflow: each term < 2^56 */
+    }
+    if (t->numel > 0 && last >= limit) {
+        snprintf(err, errlen, "the strides reach storage element %lld, past the limit of %lld", (long long)last,
+                 (long long)limit);
+        return false;
+    }
+    lf_layout_contiguous_strides(t->ndim, t->shape, dense);
+    bool contiguous = offset == 0;
+    for (int d = 0; d < t->ndim; d++) contiguous &= t->shape[d] <= 1 || strides[d] == dense[d];
+    t->strided = !contiguous;
+    memcpy(t->strides, strides, sizeof(int64_t) * (size_t)t->ndim);
+    t->offset = offset;
+    return true;
+}
+
+/* Where each logical element's memory ends up: scatter, then read back. */
+static void *scatter(const lf_tensor *t, size_t *bytes)
+{
+    size_t es = lf_dtype_size(t->dtype);
+    int64_t n = lf_layout_extent(t);
+    *bytes = (size_t)n * es;
+    char *s = malloc(*bytes ? *bytes : 1);
+    if (!s) return NULL;
+    lf_poison_fill(s, *bytes, t->dtype);
+    for (int64_t i = t->numel - 1; i >= 0; i--) /* backwards: where elements share memory, the first wins */
+        memcpy(s + (size_t)lf_layout_at(t, i) * es, (const char *)t->data + (size_t)i * es, es);
+    return s;
+}
+
+void *lf_layout_storage(const lf_tensor *t, size_t *bytes) { return scatter(t, bytes); }
+
+int64_t lf_layout_conflict(const lf_tensor *t)
+{
+    size_t bytes, es = lf_dtype_size(t->dtype);
+    if (!t->strided) return -1;
+    char *s = scatter(t, &bytes);
+    int64_t bad = -1;
+    for (int64_t i = 0; s && bad < 0 && i < t->numel; i++)
+        if (memcmp(s + (size_t)lf_layout_at(t, i) * es, (const char *)t->data + (size_t)i * es, es)) bad = i;
+    free(s);
+    return bad;
+}
+
+bool lf_layout_settle(lf_tensor *t)
+{
+    size_t bytes, es = lf_dtype_size(t->dtype);
+    if (!t->strided) return true;
+    char *s = scatter(t, &bytes);
+    if (!s) return false;
+    for (int64_t i = 0; i < t->numel; i++)
+        memcpy((char *)t->data + (size_t)i * es, s + (size_t)lf_layout_at(t, i) * es, es);
+    free(s);
+    return true;
+}
+
+void lf_layout_follow(lf_tensor *out, const lf_tensor *from)
+{
+    int order[LF_MAX_DIMS], n = 0;
+    int64_t strides[LF_MAX_DIMS], s = 1;
+    char err[160];
+    out->strided = false;
+    if (!from->strided || out->ndim != from->ndim) return;
+    if (!memcmp(out->shape, from->shape, sizeof(int64_t) * (size_t)out->ndim)) { /* a cast: the very layout */
+        out->strided = true;
+        memcpy(out->strides, from->strides, sizeof out->strides);
+        out->offset = from->offset;
+        return;
+    }
+    /* dims by decreasing stride (ties: the later dim inner, as row-major) */
+    for (int d = 0; d < out->ndim; d++) {
+        int k = n++;
+        while (k > 0 && from->strides[order[k - 1]] < from->strides[d]) { order[k] = order[k - 1]; k--; }
+        order[k] = d;
+    }
+    for (int k = out->ndim - 1; k >= 0; k--) {
+        int d = order[k];
+        strides[d] = from->strides[d] == 0 && from->shape[d] > 1 ? 0 : s;
+        if (strides[d]) s *= out->shape[d] > 1 ? out->shape[d] : 1;
+    }
+    if (!lf_layout_set(out, strides, from->offset, err, sizeof err)) out->strided = false;
+    else lf_layout_settle(out);
+}
+
+void lf_poison_fill(void *dst, size_t bytes, lf_dtype t)
+{
+    uint64_t e = t == LF_F64 ? 0x7FFACA4ACA4ACA4Aull : t == LF_F32 ? 0x7FCACA4Au : t == LF_F16 ? 0x7E4Au
+               : t == LF_BF16 ? 0x7FCAu : 0xFEFEFEFEFEFEFEFEull;
+    size_t esz = lf_dtype_is_float(t) ? lf_dtype_size(t) : sizeof e;
+    unsigned char *g = dst;
+    for (size_t i = 0; i < bytes; i += esz) memcpy(g + i, &e, bytes - i < esz ? bytes - i : esz);
+}
