@@ -81,6 +81,11 @@ start=$(date +%s)
 mark=$work/.campaign-start
 touch "$mark"
 sleep 1 # file times have one-second granularity on some filesystems
+# Progress must pass every stage of a pipe line by line (fuzz.sh | cat, CI):
+# grep --line-buffered, and for mawk (Debian's awk), which reads a pipe in
+# blocks, -W interactive; fflush() in the program for the other awks.
+line_awk=(awk)
+! awk -W version 2>&1 | grep -q mawk || line_awk=(awk -W interactive)
 new_findings() { find "$work/findings" -maxdepth 1 -type f -newer "$mark" -name "$1" | sort; }
 
 if [ "$engine" = libfuzzer ]; then
@@ -93,7 +98,7 @@ if [ "$engine" = libfuzzer ]; then
         (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" -dict="$OLDPWD/$dict" -max_len=4096 -timeout=10 \
             -print_final_stats=1 -artifact_prefix=findings/ corpus "$OLDPWD/$seeds") 2>&1 |
             tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR|lossfuzz executor' |
-            awk '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1' || true
+            "${line_awk[@]}" '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1 { print; fflush() }' || true
         set -e
         grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
         : >"$work/libfuzzer.log"
