@@ -145,9 +145,9 @@ keep() { repros+=("$1"); classes+=("$2"); }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 minimize() { # FILE DIR: prints the signature and the repro's path
-    local line
-    line=$("$dir/lossfuzz" minimize --target "$target" "${path_args[@]}" --out "$2" "$1" 2>&1 | tail -1) || true
-    echo "   $line" >&2
+    local line # its progress and errors pass on stderr; its result is stdout's last line
+    line=$("$dir/lossfuzz" minimize --target "$target" "${path_args[@]}" --out "$2" "$1" | tail -1) || true
+    [ -z "$line" ] || echo "   $line" >&2
     sed -n 's/^[^:]*: \([^:]*\): .* -> \([^ ]*\).*$/\1 \2/p' <<<"$line"
 }
 for cls in $(new_findings '*.json' | xargs -r -n1 basename | sed -n 's/-[0-9a-f]\{16\}\.json$//p' | sort -u); do
