@@ -44,8 +44,7 @@ done
 [[ $lf_runs =~ ^[1-9][0-9]*$ ]] || die "--lf-runs must be a positive integer"
 command -v afl-tmin >/dev/null || die "afl-tmin not found (ci/setup.sh installs it)"
 [ ${#mutants[@]} -gt 0 ] || mutants=(off_by_one range_before_ignore all_ignored_zero neg_inf_prefix_nan read_before_ignore prob_mean_by_batch)
-declare -A expected
-while read -r name exp _; do case $name in ''|'#'*) ;; *) expected[$name]=$exp ;; esac; done <fuzzers/mutants/mutants.txt
+read_mutants
 for m in "${mutants[@]}"; do [ -n "${expected[$m]:-}" ] || die "unknown mutant $m (see fuzzers/mutants/mutants.txt)"; done
 
 root=$PWD
@@ -53,7 +52,6 @@ if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
     tmp=$(mktemp -d /tmp/bench-minimize.XXXXXX); trap 'rm -rf "$tmp"' EXIT; fi
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-target_of() { case $1 in prob_mean_by_batch) echo fuzz_prob ;; *) echo fuzz_class ;; esac; }
 needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log
     case ${expected[$1]} in
     asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;;

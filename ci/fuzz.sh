@@ -81,6 +81,11 @@ start=$(date +%s)
 mark=$work/.campaign-start
 touch "$mark"
 sleep 1 # file times have one-second granularity on some filesystems
+# Progress must pass every stage of a pipe line by line (fuzz.sh | cat, CI):
+# grep --line-buffered, and for mawk (Debian's awk), which reads a pipe in
+# blocks, -W interactive; fflush() in the program for the other awks.
+line_awk=(awk)
+! awk -W version 2>&1 | grep -q mawk || line_awk=(awk -W interactive)
 new_findings() { find "$work/findings" -maxdepth 1 -type f -newer "$mark" -name "$1" | sort; }
 
 if [ "$engine" = libfuzzer ]; then
@@ -93,7 +98,7 @@ if [ "$engine" = libfuzzer ]; then
         (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" -dict="$OLDPWD/$dict" -max_len=4096 -timeout=10 \
             -print_final_stats=1 -artifact_prefix=findings/ corpus "$OLDPWD/$seeds") 2>&1 |
             tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR|lossfuzz executor' |
-            awk '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1' || true
+            "${line_awk[@]}" '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1 { print; fflush() }' || true
         set -e
         grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
         : >"$work/libfuzzer.log"
@@ -140,9 +145,9 @@ keep() { repros+=("$1"); classes+=("$2"); }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 minimize() { # FILE DIR: prints the signature and the repro's path
-    local line
-    line=$("$dir/lossfuzz" minimize --target "$target" "${path_args[@]}" --out "$2" "$1" 2>&1 | tail -1) || true
-    echo "   $line" >&2
+    local line # its progress and errors pass on stderr; its result is stdout's last line
+    line=$("$dir/lossfuzz" minimize --target "$target" "${path_args[@]}" --out "$2" "$1" | tail -1) || true
+    [ -z "$line" ] || echo "   $line" >&2
     sed -n 's/^[^:]*: \([^:]*\): .* -> \([^ ]*\).*$/\1 \2/p' <<<"$line"
 }
 for cls in $(new_findings '*.json' | xargs -r -n1 basename | sed -n 's/-[0-9a-f]\{16\}\.json$//p' | sort -u); do

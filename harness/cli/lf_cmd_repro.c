@@ -83,7 +83,7 @@ static bool save_regression(const lf_case *crop, const char *sig, const lf_resul
     char err[400];
     bool existed;
     if (!lf_case_copy(crop, &min)) { snprintf(saved, len, "not saved: out of memory"); return false; }
-    if (!lf_minimize_crop(&min, sig, spec, be, &ms, err, sizeof err)) {
+    if (!lf_minimize_crop(&min, sig, spec, be, NULL, &ms, err, sizeof err)) {
         snprintf(saved, len, "not saved: %s", err);
         lf_case_free(&min);
         return false;

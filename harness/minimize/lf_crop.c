@@ -69,24 +69,27 @@ bool lf_batch_crop(const lf_case *batch, const lf_backend *be, const lf_result *
 }
 
 bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, const lf_backend *be,
-                      lf_minimize_stats *st, char *err, size_t errlen)
+                      const lf_minimize_opts *limits, lf_minimize_stats *st, char *err, size_t errlen)
 {
     if (!lf_signature_is_finding(sig) && spec->kind == LF_OUTCOME_OK) {
         snprintf(err, errlen, "PyTorch accepts this batch and every path agrees on it: nothing to keep as a regression");
         return false;
     }
-    lf_minimize_opts opts = {sig, true};
+    lf_minimize_opts opts = {0};
+    if (limits) opts = *limits;
+    opts.keep = sig;
+    opts.keep_layout = true;
     if (lf_minimize(crop, be, &opts, st)) return true;
     snprintf(err, errlen, "out of memory");
     return false;
 }
 
 bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
-                       lf_case *out, lf_minimize_stats *st, char *err, size_t errlen)
+                       const lf_minimize_opts *limits, lf_case *out, lf_minimize_stats *st, char *err, size_t errlen)
 {
     char sig[128] = "";
     if (!lf_batch_crop(batch, be, spec, guard, out, sig, sizeof sig, err, errlen)) return false;
-    if (lf_minimize_crop(out, sig, spec, be, st, err, errlen)) return true;
+    if (lf_minimize_crop(out, sig, spec, be, limits, st, err, errlen)) return true;
     lf_case_free(out);
     return false;
 }

@@ -10,12 +10,18 @@
 
 typedef struct {
     char signature[128];   /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range/void_255" */
+    char hint[32];         /* the guard's hint id, kept too ("": none); part of an outcome's signature already */
     int steps;             /* accepted simplifications */
     int tries;             /* oracle runs */
+    int64_t elements;      /* input + target elements of the case now */
+    double elapsed_ms;
+    bool cut_short;        /* stopped at max_ms: the smallest case so far, not a fixpoint */
 } lf_minimize_stats;
 
 /* The case's signature (what minimization keeps), run in a child process. */
 void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len);
+/* The same, and the guard's hint id (a finding's signature does not name it). */
+void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t len, char *hint, size_t hintlen);
 /* The signature of a case without a finding, from its spec and guard results. */
 void lf_signature_of(const lf_result *spec, const lf_result *guard, char *out, size_t len);
 /* Whether a signature names a finding (guard-miss/..., crash/...), not an outcome. */
@@ -25,9 +31,14 @@ typedef struct {
     const char *keep;      /* the signature to keep; NULL: the case's own */
     bool keep_layout;      /* a user's repro: keep the rank (so the kernel), the classes, and
                             * one slice of every dim; only rows and positions go */
+    double max_ms;         /* stop trying after this long (0: no bound), keeping the smallest case so far */
+    void (*progress)(void *arg, const lf_minimize_stats *st); /* after every try */
+    void *progress_arg;
 } lf_minimize_opts;
 
-/* Minimizes *c in place (opts may be NULL); returns false only when out of memory. */
+/* Minimizes *c in place (opts may be NULL); returns false only when out of
+ * memory. A candidate is kept when it has the same signature and the same
+ * guard hint as *c: a finding keeps the hint it was found with. */
 bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts, lf_minimize_stats *stats);
 
 /* Crops a large case to one row (all classes kept) and, unless whole_rows, one
@@ -55,13 +66,14 @@ bool lf_batch_crop(const lf_case *batch, const lf_backend *be, const lf_result *
 
 /* Minimizes such a crop in place keeping `sig` and its layout; false with err
  * when there is nothing to keep (PyTorch accepts the batch, no path
- * disagrees: spec is the batch's) or when out of memory. */
+ * disagrees: spec is the batch's) or when out of memory. `limits` (may be
+ * NULL) gives max_ms and progress; its keep and keep_layout are not used. */
 bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, const lf_backend *be,
-                      lf_minimize_stats *st, char *err, size_t errlen);
+                      const lf_minimize_opts *limits, lf_minimize_stats *st, char *err, size_t errlen);
 
 /* lf_batch_crop, then lf_minimize_crop: a user's batch as a regression case. */
 bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
-                       lf_case *out, lf_minimize_stats *st, char *err, size_t errlen);
+                       const lf_minimize_opts *limits, lf_case *out, lf_minimize_stats *st, char *err, size_t errlen);
 
 /* Sets expect / expect_error from the spec and a note naming the signature,
  * and makes small tensors explicit lists, so the case reads as a regression. */
