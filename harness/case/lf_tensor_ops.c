@@ -41,39 +41,45 @@ bool lf_case_copy(const lf_case *c, lf_case *out)
     return ok;
 }
 
-/* Copies t into out (already shaped) skipping slice `index` along `dim`, or
- * keeping only that slice when keep_only. */
-static void copy_slices(const lf_tensor *t, int dim, int64_t index, bool keep_only, lf_tensor *out)
+/* Copies t into out (already shaped): the slices [lo, hi) along `dim`, or
+ * all the others when !keep. */
+static void copy_slices(const lf_tensor *t, int dim, int64_t lo, int64_t hi, bool keep, lf_tensor *out)
 {
     int64_t outer = 1, inner = 1, n = t->shape[dim];
     for (int d = 0; d < dim; d++) outer *= t->shape[d];
     for (int d = dim + 1; d < t->ndim; d++) inner *= t->shape[d];
     size_t es = lf_dtype_size(t->dtype), block = (size_t)inner * es;
     char *dst = out->data;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < n; i++) {
-            if (keep_only ? i != index : i == index) continue;
-            memcpy(dst, (const char *)t->data + (size_t)(o * n + i) * block, block);
-            dst += block;
+    for (int64_t o = 0; o < outer; o++) {
+        const char *src = (const char *)t->data + (size_t)(o * n) * block;
+        if (keep) {
+            memcpy(dst, src + (size_t)lo * block, (size_t)(hi - lo) * block);
+            dst += (size_t)(hi - lo) * block;
+            continue;
         }
+        memcpy(dst, src, (size_t)lo * block);
+        dst += (size_t)lo * block;
+        memcpy(dst, src + (size_t)hi * block, (size_t)(n - hi) * block);
+        dst += (size_t)(n - hi) * block;
+    }
 }
 
 /* The three slicing edits share one path: allocate the new shape, copy the kept slices. */
 typedef enum { EDIT_REMOVE, EDIT_KEEP, EDIT_DROP } slice_edit;
 
-static bool edit(const lf_tensor *t, int dim, int64_t index, slice_edit how, lf_tensor *out)
+static bool edit(const lf_tensor *t, int dim, int64_t lo, int64_t hi, slice_edit how, lf_tensor *out)
 {
     char err[160];
     int64_t shape[LF_MAX_DIMS];
     int ndim = t->ndim;
     memset(out, 0, sizeof *out);
-    if (dim < 0 || dim >= t->ndim || index < 0 || index >= t->shape[dim]) return false;
+    if (dim < 0 || dim >= t->ndim || lo < 0 || hi <= lo || hi > t->shape[dim]) return false;
     memcpy(shape, t->shape, sizeof shape);
-    if (how == EDIT_REMOVE) shape[dim]--;
-    else if (how == EDIT_KEEP) shape[dim] = 1;
+    if (how == EDIT_REMOVE) shape[dim] -= hi - lo;
+    else if (how == EDIT_KEEP) shape[dim] = hi - lo;
     else memmove(shape + dim, shape + dim + 1, sizeof(int64_t) * (size_t)(--ndim - dim));
     if (!lf_tensor_alloc(out, t->dtype, ndim, shape, err, sizeof err)) return false;
-    copy_slices(t, dim, index, how != EDIT_REMOVE, out);
+    copy_slices(t, dim, lo, hi, how != EDIT_REMOVE, out);
     lf_tensor from = *t; /* the layout without the dropped dim */
     if (how == EDIT_DROP) {
         from.ndim = ndim;
@@ -84,16 +90,16 @@ static bool edit(const lf_tensor *t, int dim, int64_t index, slice_edit how, lf_
     return true;
 }
 
-bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
+bool lf_tensor_remove_range(const lf_tensor *t, int dim, int64_t lo, int64_t hi, lf_tensor *out)
 {
-    return edit(t, dim, index, EDIT_REMOVE, out);
+    return edit(t, dim, lo, hi, EDIT_REMOVE, out);
 }
 
-bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out) { return edit(t, dim, 0, EDIT_DROP, out); }
+bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out) { return edit(t, dim, 0, 1, EDIT_DROP, out); }
 
 bool lf_tensor_slice(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
 {
-    return edit(t, dim, index, EDIT_KEEP, out);
+    return edit(t, dim, index, index + 1, EDIT_KEEP, out);
 }
 
 bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)

@@ -8,8 +8,8 @@
 bool lf_tensor_copy(const lf_tensor *t, lf_tensor *out);
 bool lf_case_copy(const lf_case *c, lf_case *out);
 
-/* t without slice `index` along `dim`. */
-bool lf_tensor_remove_index(const lf_tensor *t, int dim, int64_t index, lf_tensor *out);
+/* t without the slices [lo, hi) along `dim`. */
+bool lf_tensor_remove_range(const lf_tensor *t, int dim, int64_t lo, int64_t hi, lf_tensor *out);
 /* t without dimension `dim`, keeping slice 0 along it. */
 bool lf_tensor_drop_dim(const lf_tensor *t, int dim, lf_tensor *out);
 /* t with only slice `index` along `dim` (that dim becomes 1). */

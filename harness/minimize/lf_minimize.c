@@ -18,6 +18,7 @@
 #include "lf_case_json.h"
 #include "lf_file.h"
 #include "lf_hash.h"
+#include "lf_layout.h"
 #include "lf_spec.h"
 #include "lf_tensor_ops.h"
 
@@ -102,28 +103,6 @@ static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, 
 }
 
 /* t without slices [lo, hi) along dim. */
-static bool remove_range(const lf_tensor *t, int dim, int64_t lo, int64_t hi, lf_tensor *out)
-{
-    char err[160];
-    int64_t shape[LF_MAX_DIMS], outer = 1, inner = 1, n = t->shape[dim];
-    memcpy(shape, t->shape, sizeof shape);
-    shape[dim] -= hi - lo;
-    memset(out, 0, sizeof *out);
-    if (!lf_tensor_alloc(out, t->dtype, t->ndim, shape, err, sizeof err)) return false;
-    for (int d = 0; d < dim; d++) outer *= t->shape[d];
-    for (int d = dim + 1; d < t->ndim; d++) inner *= t->shape[d];
-    size_t block = (size_t)inner * lf_dtype_size(t->dtype);
-    char *dst = out->data;
-    for (int64_t o = 0; o < outer; o++) {
-        const char *src = (const char *)t->data + (size_t)(o * n) * block;
-        memcpy(dst, src, (size_t)lo * block);
-        dst += (size_t)lo * block;
-        memcpy(dst, src + (size_t)hi * block, (size_t)(n - hi) * block);
-        dst += (size_t)(n - hi) * block;
-    }
-    return true;
-}
-
 /* The case with input dim d cut (drop: the whole dim; else slices [lo, hi) removed). */
 static bool cut(const lf_case *c, int d, bool drop, int64_t lo, int64_t hi, lf_case *out)
 {
@@ -134,7 +113,7 @@ static bool cut(const lf_case *c, int d, bool drop, int64_t lo, int64_t hi, lf_c
         int dim = k == 0 ? d : follower_dim(c, orig[k], k == 1, d);
         if (dim < 0) continue;
         lf_tensor next;
-        bool ok = drop ? lf_tensor_drop_dim(orig[k], dim, &next) : remove_range(orig[k], dim, lo, hi, &next);
+        bool ok = drop ? lf_tensor_drop_dim(orig[k], dim, &next) : lf_tensor_remove_range(orig[k], dim, lo, hi, &next);
         if (!ok) { lf_case_free(out); return false; }
         lf_tensor_free(ts[k]);
         *ts[k] = next;
@@ -212,10 +191,12 @@ static bool simplify_options(ctx *x, lf_case *c)
 {
     lf_case cand;
     bool changed = false;
-    for (int k = 0; k < 5 && !stopped(x); k++) {
+    for (int k = 0; k < 7 && !stopped(x); k++) {
         if (!lf_case_copy(c, &cand)) return changed;
         bool differs = true;
         switch (k) {
+        case 5: differs = cand.input.strided; cand.input.strided = false; break; /* contiguous memory */
+        case 6: differs = cand.target.strided; cand.target.strided = false; break;
         case 0: differs = cand.weight.present; lf_tensor_free(&cand.weight); break;
         case 1: differs = cand.pos_weight.present; lf_tensor_free(&cand.pos_weight); break;
         case 2: differs = cand.has_ignore_index; cand.has_ignore_index = false; cand.ignore_index = -100; break;
@@ -265,6 +246,7 @@ static bool simplify_values(ctx *x, lf_case *c)
             if (!nonzero || !lf_case_copy(c, &cand)) continue;
             for (int64_t i = at; i < at + len && i < n; i++) lf_store_f64(cand.input.data, cand.input.dtype, i, 0);
             cand.input.generated = false;
+            lf_layout_settle(&cand.input); /* an expanded input repeats its first slice */
             if (try_candidate(x, c, &cand)) changed = true;
             if (len == 1 && n > 64) break; /* single elements only for small inputs */
         }
@@ -273,6 +255,7 @@ static bool simplify_values(ctx *x, lf_case *c)
         if (lf_load_i64(tg->data, tg->dtype, i) == 0 || !lf_case_copy(c, &cand)) continue;
         lf_store_i64(cand.target.data, cand.target.dtype, i, 0);
         cand.target.generated = false;
+        lf_layout_settle(&cand.target);
         if (try_candidate(x, c, &cand)) changed = true;
     }
     bool fractional = false;
@@ -284,6 +267,7 @@ static bool simplify_values(ctx *x, lf_case *c)
         for (int64_t i = 0; i < n; i++)
             lf_store_f64(cand.input.data, cand.input.dtype, i, round(lf_load_f64(c->input.data, c->input.dtype, i)));
         cand.input.generated = false;
+        lf_layout_settle(&cand.input);
         if (try_candidate(x, c, &cand)) changed = true;
     }
     return changed;
