@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "lf_fuzz.h"
+#include "lf_layout.h"
 #include "lf_params.h"
 #include "lf_producer.h"
+
+_Static_assert(P_COUNT == LF_N_PARAMS, "one parameter byte per P_*");
 
 static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json", "fuzz_raw"};
 
@@ -60,23 +63,138 @@ static void common_options(lf_case *c, const uint8_t *prm)
     c->has_reduction = prm[P_REDUCTION] != 0;
 }
 
-static void weights(lf_producer *pr, lf_case *c, int mode, int64_t C, lf_dtype dtype, bool fill)
+/* A weight's shape and dtype from its mode: class weights against C, BCE's
+ * against the input's shape [..., L] (lf_params.h). false: no weight. */
+static bool extra_shape(int mode, bool bce, const lf_tensor *in, int64_t C, int *ndim, int64_t *shape, lf_dtype *dtype)
 {
-    if (mode == W_NONE) return;
-    int64_t n = mode == W_ONE_TOO_MANY ? C + 1 : C;
-    lf_dtype wd = mode == W_OTHER_DTYPE ? (dtype == LF_F64 ? LF_F32 : LF_F64) : dtype;
-    alloc(&c->weight, wd, 1, &n);
-    if (!fill) { pr->head += 4 * (size_t)n; return; }
-    for (int64_t i = 0; i < n; i++) lf_st_f64(c->weight.data, wd, i, 1.0 + lf_take_f32(pr));
+    int64_t L = in->ndim ? in->shape[in->ndim - 1] : 1;
+    *dtype = in->dtype;
+    *ndim = 1;
+    if (!bce) {
+        shape[0] = C;
+        switch (mode) {
+        case W_NONE: return false;
+        case W_ONE_TOO_MANY: shape[0] = C + 1; break;
+        case W_OTHER_DTYPE: *dtype = in->dtype == LF_F64 ? LF_F32 : LF_F64; break;
+        case W_ROW: *ndim = 2; shape[0] = 1; shape[1] = C; break;
+        case W_COLUMN: *ndim = 2; shape[1] = 1; break;
+        case W_SCALAR: *ndim = 0; break;
+        case W_ONE_TOO_FEW: shape[0] = C > 0 ? C - 1 : 0; break;
+        case W_TWO_ROWS: *ndim = 2; shape[0] = 2; shape[1] = C; break;
+        case W_INT: *dtype = LF_I64; break;
+        default: break;
+        }
+        return true;
+    }
+    shape[0] = L;
+    switch (mode) {
+    case B_NONE: return false;
+    case B_ONE: shape[0] = 1; break;
+    case B_SCALAR: *ndim = 0; break;
+    case B_FULL: case B_LAST_ONE: case B_LEADING_ONE: {
+        int lead = mode == B_LEADING_ONE;
+        *ndim = in->ndim + lead;
+        shape[0] = 1;
+        memcpy(shape + lead, in->shape, sizeof(int64_t) * (size_t)in->ndim);
+        if (mode == B_LAST_ONE && in->ndim) shape[in->ndim - 1] = 1;
+        break;
+    }
+    case B_LAST_PLUS_ONE: shape[0] = L + 1; break;
+    case B_OTHER_DTYPE: *dtype = in->dtype == LF_F64 ? LF_F32 : LF_F64; break;
+    case B_FIRST: shape[0] = in->ndim ? in->shape[0] : 1; break;
+    default: break;
+    }
+    return true;
 }
 
-static void logits(lf_producer *pr, lf_tensor *t, int mode, lf_layout *lay, bool fill)
+/* A weight (or pos_weight) of that mode, its values from the payload or
+ * from a seeded generator with special values (lf_params.h). */
+static void extra(lf_producer *pr, lf_tensor *w, int mode, uint8_t values, uint64_t seed, bool bce,
+                  const lf_tensor *in, int64_t C, bool fill)
 {
+    int ndim;
+    int64_t shape[LF_MAX_DIMS];
+    lf_dtype dtype;
+    if (!extra_shape(mode, bce, in, C, &ndim, shape, &dtype)) return;
+    alloc(w, dtype, ndim, shape);
+    int kind = values % WV_COUNT;
+    if (kind == WV_PAYLOAD) {
+        if (!fill) { pr->head += 4 * (size_t)w->numel; return; }
+        for (int64_t i = 0; i < w->numel; i++) lf_st_f64(w->data, dtype, i, 1.0 + lf_take_f32(pr));
+        return;
+    }
+    static const char *const kinds[WV_COUNT] = {"", "ones", "uniform", "uniform", "randint", "zeros", "uniform", "uniform"};
+    static const double lows[WV_COUNT] = {0, 0, 0, 0.5, 0, 0, -1, 1e3}, highs[WV_COUNT] = {0, 1, 2, 1.5, 3, 1, 1, 1e4};
+    lf_init *g = &w->init;
+    snprintf(g->kind, sizeof g->kind, "%s", kinds[kind]);
+    g->seed = seed;
+    g->low = lows[kind];
+    g->high = highs[kind];
+    if (!strcmp(g->kind, "uniform") || !strcmp(g->kind, "randint")) g->given |= LF_INIT_HAS_LOW | LF_INIT_HAS_HIGH;
+    g->special_rate = lf_p_special_rates[values / WV_COUNT % LF_COUNT(lf_p_special_rates)];
+    if (g->special_rate > 0) {
+        g->n_specials = (int)LF_COUNT(lf_p_weight_specials);
+        memcpy(g->specials, lf_p_weight_specials, sizeof lf_p_weight_specials);
+        g->given |= LF_INIT_HAS_SPECIALS;
+    }
+    w->generated = true;
+    char err[160];
+    if (fill && !lf_init_fill(w, err, sizeof err)) { /* cannot happen: the kinds above exist */
+        fprintf(stderr, "lf_decode: %s\n", err);
+        __builtin_trap();
+    }
+}
+
+/* The memory layout a parameter byte picks (lf_params.h), applied after the
+ * values are in: an expanded tensor then repeats its first slice. A layout
+ * past the element limit stays contiguous. */
+static void layout(lf_tensor *t, uint8_t b)
+{
+    int kind = b % L_COUNT, arg = b / L_COUNT, n = t->ndim, order[LF_MAX_DIMS];
+    int64_t strides[LF_MAX_DIMS], s = 1, offset = 0, pad = 0;
+    int dim = n ? arg % n : 0;
+    if (kind == L_CONTIGUOUS || n == 0) return;
+    for (int k = 0; k < n; k++) order[k] = kind == L_TRANSPOSED || kind == L_MIXED ? n - 1 - k : k;
+    if (kind == L_CHANNELS_LAST && n >= 3) { /* (N, d1..dk, C) in memory */
+        for (int k = 1; k < n - 1; k++) order[k] = k + 1;
+        order[n - 1] = 1;
+    } else if (kind == L_CHANNELS_LAST) {
+        for (int k = 0; k < n; k++) order[k] = n - 1 - k;
+    }
+    if (kind == L_ROW_PITCH || kind == L_MIXED) pad = 1 + arg % 3;
+    if (kind == L_OFFSET || kind == L_MIXED) offset = 1 + arg % 7;
+    for (int k = n - 1; k >= 0; k--) { /* innermost first */
+        int d = order[k];
+        int64_t size = t->shape[d] > 1 ? t->shape[d] : 1;
+        if (kind == L_EXPANDED && d == dim) { strides[d] = 0; continue; }
+        strides[d] = kind == L_EVERY_OTHER && d == dim ? 2 * s : s;
+        s *= (kind == L_EVERY_OTHER && d == dim ? 2 * size : size) + (k == n - 1 ? pad : 0);
+    }
+    char err[160];
+    if (lf_layout_set(t, strides, offset, err, sizeof err)) lf_layout_settle(t);
+}
+
+/* Logits from the payload; past its end zeros, or seeded normals of a
+ * spread P_FILL picks, so wide rows are not all zeros. */
+static void logits(lf_producer *pr, lf_tensor *t, int mode, uint8_t fill_byte, lf_layout *lay, bool fill)
+{
+    static const double spreads[] = {0, 1, 3, 30};
+    double spread = spreads[fill_byte % LF_COUNT(spreads)];
+    uint64_t rng = 0x9E3779B97F4A7C15ull * (fill_byte + 1u);
     lay->value_at = pr->head;
     lay->n_values = (size_t)t->numel;
     if (!fill) { pr->head += 4 * (size_t)t->numel; return; }
     for (int64_t i = 0; i < t->numel; i++) {
+        bool given = lf_have_bytes(pr, 4);
         double v = lf_take_f32(pr);
+        if (!given && spread > 0) { /* a sum of uniforms: close enough to normal, and cheap */
+            double u = 0;
+            for (int k = 0; k < 4; k++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                u += (double)(rng >> 11) / 9007199254740992.0;
+            }
+            v = (u - 2.0) * 1.7320508 * spread;
+        }
         if (mode == V_OFFSET) v += 1e4;
         else if (mode == V_SCALED) v *= 1000;
         else if (mode == V_MASKED && v == 0) v = -INFINITY;
@@ -141,8 +259,11 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_lay
         if ((v & 0x80) && v >= LF_LABEL_SPECIAL) label = (double)((v & 0x7f) % (C > 0 ? C : 1)) + 0.5;
         lf_st_f64(c->target.data, tdtype, i, label);
     }
-    logits(pr, &c->input, prm[P_VALUE_MODE] % V_COUNT, lay, fill);
-    weights(pr, c, prm[P_WEIGHT] % W_COUNT, C, c->input.dtype, fill);
+    logits(pr, &c->input, prm[P_VALUE_MODE] % V_COUNT, prm[P_FILL], lay, fill);
+    extra(pr, &c->weight, prm[P_WEIGHT] % W_COUNT, prm[P_WEIGHT_VALUES], prm[P_SEED], false, &c->input, C, fill);
+    if (!fill) return;
+    layout(&c->input, prm[P_IN_LAYOUT]);
+    layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
 static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
@@ -199,18 +320,19 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layo
     }
     lf_dtype td = lf_p_prob_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_prob_dtypes)];
     alloc(&c->target, td == LF_DTYPE_COUNT ? in_dtype : td, tndim, tshape);
-    logits(pr, &c->input, V_RAW, lay, fill);
+    logits(pr, &c->input, V_RAW, prm[P_FILL], lay, fill);
     lay->n_values += (size_t)c->target.numel; /* the mutator treats targets like logits */
     if (fill) prob_values(pr, &c->target, prm[P_VALUE_MODE] % PV_COUNT);
     else pr->head += 4 * (size_t)c->target.numel;
-    int64_t last = ndim ? shape[ndim - 1] : 1, C = ndim >= 2 ? shape[1] : ndim ? shape[0] : 1;
-    weights(pr, c, prm[P_WEIGHT] % W_COUNT, bce ? last : C, in_dtype, fill);
-    int pw = prm[P_IGNORE_OR_POS_WEIGHT] % 4;
-    if (bce && pw) {
-        int64_t n = pw == 1 ? last : pw == 2 ? 1 : last + 1;
-        alloc(&c->pos_weight, in_dtype, 1, &n);
-        for (int64_t i = 0; fill && i < n; i++) lf_st_f64(c->pos_weight.data, in_dtype, i, 1.0 + lf_take_f32(pr));
-    }
+    int64_t C = ndim >= 2 ? shape[1] : ndim ? shape[0] : 1;
+    extra(pr, &c->weight, prm[P_WEIGHT] % (bce ? B_COUNT : W_COUNT), prm[P_WEIGHT_VALUES], prm[P_SEED], bce,
+          &c->input, C, fill);
+    if (bce)
+        extra(pr, &c->pos_weight, prm[P_IGNORE_OR_POS_WEIGHT] % B_COUNT, prm[P_POS_WEIGHT_VALUES],
+              prm[P_SEED] + 1u, true, &c->input, C, fill);
+    if (!fill) return;
+    layout(&c->input, prm[P_IN_LAYOUT]);
+    layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
 static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout, bool fill)

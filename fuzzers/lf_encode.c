@@ -52,6 +52,8 @@ static void sizes(const lf_tensor *in, uint8_t *prm)
     prm[P_IN_DTYPE] = index_of_dtype(lf_p_in_dtypes, LF_COUNT(lf_p_in_dtypes), in->dtype);
 }
 
+static uint8_t layout_byte(const lf_tensor *t);
+
 static void options(const lf_case *c, uint8_t *prm)
 {
     for (size_t i = 0; i < LF_COUNT(lf_p_reductions); i++)
@@ -59,10 +61,43 @@ static void options(const lf_case *c, uint8_t *prm)
     for (size_t i = 0; i < LF_COUNT(lf_p_smoothing); i++)
         if (c->label_smoothing == lf_p_smoothing[i] || (isnan(c->label_smoothing) && isnan(lf_p_smoothing[i])))
             prm[P_SMOOTHING] = (uint8_t)i;
-    if (c->weight.present)
-        prm[P_WEIGHT] = c->weight.dtype != c->input.dtype ? W_OTHER_DTYPE
-                      : c->weight.numel == (c->input.ndim >= 2 ? c->input.shape[1] : c->input.ndim ? c->input.shape[0] : 1) ? W_PER_CLASS
-                      : W_ONE_TOO_MANY;
+    prm[P_IN_LAYOUT] = layout_byte(&c->input);
+    prm[P_TGT_LAYOUT] = layout_byte(&c->target);
+}
+
+/* The weight mode whose shape and dtype the tensor has (lf_params.h), else
+ * the nearest: one per class (or per last-dim element). Values go in the
+ * payload (WV_PAYLOAD), exactly. */
+static uint8_t extra_mode(const lf_tensor *w, const lf_tensor *in, bool bce)
+{
+    int64_t L = in->ndim ? in->shape[in->ndim - 1] : 1, C = in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 1;
+    bool other = w->dtype != in->dtype;
+    if (!w->present) return 0;
+    if (!bce) {
+        if (w->dtype == LF_I64) return W_INT;
+        if (other) return W_OTHER_DTYPE;
+        if (w->ndim == 0) return W_SCALAR;
+        if (w->ndim == 2) return w->shape[0] == 2 ? W_TWO_ROWS : w->shape[0] == 1 ? W_ROW : W_COLUMN;
+        return w->numel == C + 1 ? W_ONE_TOO_MANY : w->numel == C - 1 ? W_ONE_TOO_FEW : W_PER_CLASS;
+    }
+    if (other) return B_OTHER_DTYPE;
+    if (w->ndim == 0) return B_SCALAR;
+    if (w->ndim == in->ndim + 1) return B_LEADING_ONE;
+    if (w->ndim == in->ndim && w->ndim > 1) return w->shape[w->ndim - 1] == 1 ? B_LAST_ONE : B_FULL;
+    return w->numel == 1 ? B_ONE : w->numel == L + 1 ? B_LAST_PLUS_ONE : w->numel == L ? B_LAST : B_FIRST;
+}
+
+/* The layout byte nearest a tensor's strides (lf_params.h); approximate. */
+static uint8_t layout_byte(const lf_tensor *t)
+{
+    if (!t->strided || t->ndim == 0) return L_CONTIGUOUS;
+    int n = t->ndim;
+    for (int d = 0; d < n; d++)
+        if (t->strides[d] == 0 && t->shape[d] > 1) return (uint8_t)(L_EXPANDED + L_COUNT * d);
+    if (n >= 2 && t->strides[0] < t->strides[n - 1]) return L_TRANSPOSED;
+    if (n >= 3 && t->strides[1] == 1) return L_CHANNELS_LAST;
+    if (t->offset > 0) return (uint8_t)(L_OFFSET + L_COUNT * ((t->offset - 1) % 7));
+    return L_ROW_PITCH;
 }
 
 static void weights(sink *s, const lf_tensor *w)
@@ -94,6 +129,7 @@ static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
         put(s, b, 2);
     }
     for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
+    prm[P_WEIGHT] = extra_mode(&c->weight, in, false);
     weights(s, &c->weight);
 }
 
@@ -106,7 +142,9 @@ static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)
     prm[P_TGT_SHAPE] = tg->ndim == in->ndim ? 0 : tg->ndim > in->ndim ? 1 : 2;
     for (size_t i = 0; i < LF_COUNT(lf_p_prob_ignore); i++)
         if (c->ignore_index == lf_p_prob_ignore[i]) prm[P_PROB_IGNORE] = (uint8_t)i;
-    if (c->pos_weight.present) prm[P_IGNORE_OR_POS_WEIGHT] = c->pos_weight.numel == 1 ? 2 : 1;
+    bool bce = c->loss == LF_LOSS_BCE_WITH_LOGITS;
+    prm[P_WEIGHT] = extra_mode(&c->weight, in, bce);
+    if (bce) prm[P_IGNORE_OR_POS_WEIGHT] = extra_mode(&c->pos_weight, in, true);
     for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
     for (int64_t i = 0; i < tg->numel; i++) put_f32(s, lf_load_f64(tg->data, tg->dtype, i));
     weights(s, &c->weight);

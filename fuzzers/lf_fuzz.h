@@ -5,9 +5,14 @@
  * Byte format (style.md #3, a data producer): the case's parameters (loss,
  * rank, sizes, dtypes, options: LF_N_PARAMS bytes) are read from the END of the
  * input, one byte each, and the payload from the START: labels (2 bytes each),
- * then logits (raw float32, 4 bytes each), then weights. Bytes that run out read
- * as zero, and all-zero bytes give the simplest valid case: a 2-D [1, 2] float32
- * cross_entropy with label 0 and zero logits. */
+ * then logits (raw float32, 4 bytes each), then weights when they come from the
+ * payload. Weights are mostly generated from parameters (seeded, with special
+ * values), so wide rows get them too; logits past the payload's end are zero,
+ * or seeded normals (P_FILL). Input and target get a memory layout
+ * (P_IN_LAYOUT, P_TGT_LAYOUT: transposed, channels-last, padded rows, an
+ * offset, expanded, every other slice). Bytes that run out read as zero, and
+ * all-zero bytes give the simplest valid case: a 2-D [1, 2] float32
+ * cross_entropy with label 0 and zero logits, contiguous. */
 #ifndef LF_FUZZ_H
 #define LF_FUZZ_H
 
@@ -16,8 +21,8 @@
 
 #include "lf_case.h"
 
-#define LF_N_PARAMS 16                  /* parameter bytes at the end of an input */
-#define LF_FUZZ_MAX_NUMEL (1 << 12)     /* decoded tensors stay small: executions stay fast */
+#define LF_N_PARAMS 22                  /* parameter bytes at the end of an input (P_COUNT) */
+#define LF_FUZZ_MAX_NUMEL (1 << 13)     /* decoded tensors stay small: executions stay fast */
 
 /* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations. */
 typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, LF_TARGET_COUNT } lf_target;

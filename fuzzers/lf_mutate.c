@@ -3,7 +3,8 @@
  * library). It knows the byte format (lf_fuzz.h): it changes shapes, dtypes and
  * options through their parameter bytes, moves single labels to boundary values
  * (C, C-1, -1, -100, 255, ignore_index, 2^31, 2^32+k, ...) and logits to special
- * values (NaN, +-inf, +-65504, huge), and leaves the rest to a byte mutator. */
+ * values (NaN, +-inf, +-65504, huge, -0, a denormal); weight shapes and values,
+ * and memory layouts, are parameters too. The rest goes to a byte mutator. */
 #include <math.h>
 #include <string.h>
 
@@ -57,7 +58,8 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
     size = reserve_params(data, size, max_size);
     if (size < LF_N_PARAMS) return fallback ? fallback(data, size, max_size) : size;
     if (op <= 1) { /* a parameter: shape, dtype or option */
-        static const int structural[] = {P_RANK, P_N, P_C, P_D1, P_TGT_SHAPE, P_TGT_DTYPE, P_IN_DTYPE};
+        static const int structural[] = {P_RANK, P_N, P_C, P_D1, P_TGT_SHAPE, P_TGT_DTYPE, P_IN_DTYPE,
+                                         P_WEIGHT, P_WEIGHT_VALUES, P_IN_LAYOUT, P_TGT_LAYOUT};
         int k = op == 0 ? structural[next(&s) % LF_COUNT(structural)] : (int)(next(&s) % LF_N_PARAMS);
         uint8_t *p = &data[size - 1 - (size_t)k];
         *p = (uint8_t)(next(&s) % 2 ? *p + 1u : next(&s));
@@ -76,7 +78,8 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
         return size;
     }
     if ((op == 3 || op == 2) && lay.n_values > 0) { /* one logit to a special value */
-        static const float specials[] = {NAN, INFINITY, -INFINITY, 65504.0f, -65504.0f, 1e30f, -1e30f, 1e4f, 0.0f};
+        static const float specials[] = {NAN, INFINITY, -INFINITY, 65504.0f, -65504.0f, 1e30f, -1e30f, 1e4f, 0.0f,
+                                         -0.0f, 1e-40f};
         size_t at = lay.value_at + 4 * (next(&s) % lay.n_values);
         size = reserve_payload(data, size, max_size, at + 4);
         if (at + 4 <= size - LF_N_PARAMS) memcpy(data + at, &specials[next(&s) % LF_COUNT(specials)], 4);

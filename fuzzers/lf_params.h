@@ -11,14 +11,17 @@
 /* Parameter byte positions, counted from the end of the input. */
 enum {
     P_LOSS, P_RANK, P_N, P_C, P_D1, P_D2, P_D3, P_IN_DTYPE, P_TGT_DTYPE, P_TGT_SHAPE,
-    P_WEIGHT, P_IGNORE_OR_POS_WEIGHT, P_REDUCTION, P_SMOOTHING, P_VALUE_MODE, P_PROB_IGNORE
+    P_WEIGHT, P_IGNORE_OR_POS_WEIGHT, P_REDUCTION, P_SMOOTHING, P_VALUE_MODE, P_PROB_IGNORE,
+    P_WEIGHT_VALUES, P_POS_WEIGHT_VALUES, P_SEED, P_IN_LAYOUT, P_TGT_LAYOUT, P_FILL,
+    P_COUNT
 };
 
 #define LF_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const int lf_p_rank_class[] = {2, 1, 4, 3, 5};
 static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
-static const int64_t lf_p_classes[] = {2, 3, 1, 4, 5, 7, 8, 16, 33, 0, 64, 100, 255, 256, 1000, 4097};
+/* Wide rows: 1000, 1025 and 4097 (cut to what the element limit leaves per row). */
+static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 1000, 4097};
 static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
 static const lf_dtype lf_p_label_dtypes[] = {LF_I64, LF_U8, LF_I32, LF_BOOL, LF_F32, LF_F64, LF_F16, LF_BF16};
 /* Probability/BCE targets: index 0 means "the input's dtype". */
@@ -29,8 +32,29 @@ static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
 
 /* Class target shapes: the right one, or a common mistake. */
 enum { TS_EXACT, TS_TRAILING_ONE, TS_CHANNEL_ONE, TS_BATCH_PLUS_ONE, TS_DROP_LAST, TS_SCALAR, TS_COUNT };
-/* Weight: none, one per class, one too many, one per class in another dtype. */
-enum { W_NONE, W_PER_CLASS, W_ONE_TOO_MANY, W_OTHER_DTYPE, W_COUNT };
+/* Class weights (cross_entropy, nll_loss): none, [C], [C+1], [C] in another
+ * dtype, [1, C], [C, 1], 0-D, [C-1], [2, C], [C] int64 - what PyTorch accepts
+ * (nll_loss2d takes any shape of C elements) and what it refuses. */
+enum { W_NONE, W_PER_CLASS, W_ONE_TOO_MANY, W_OTHER_DTYPE, W_ROW, W_COLUMN, W_SCALAR, W_ONE_TOO_FEW, W_TWO_ROWS,
+       W_INT, W_COUNT };
+/* BCE weight and pos_weight, against the input's shape [..., L]: none, [L],
+ * [1], 0-D, the input's shape, the input's with L = 1, a leading 1 more
+ * (broadcasts past the input: refused), [L+1], [L] in another dtype, [N]. */
+enum { B_NONE, B_LAST, B_ONE, B_SCALAR, B_FULL, B_LAST_ONE, B_LEADING_ONE, B_LAST_PLUS_ONE, B_OTHER_DTYPE, B_FIRST,
+       B_COUNT };
+/* Weight values (P_WEIGHT_VALUES, P_POS_WEIGHT_VALUES): byte % 8 the
+ * generator, byte / 8 % 4 the share of special values (0, 0.1, 0.3, all),
+ * seeded by P_SEED: generated whatever the payload's length. PAYLOAD reads
+ * 1 + a float per weight after the logits (what seeds made from cases use). */
+enum { WV_PAYLOAD, WV_ONES, WV_UNIFORM_0_2, WV_UNIFORM_NEAR_1, WV_INTS_0_2, WV_ZEROS, WV_SIGNED, WV_HUGE, WV_COUNT };
+static const double lf_p_special_rates[] = {0, 0.1, 0.3, 1.0};
+/* Zero, -0, NaN, +-inf, a float32 denormal, huge, float16's largest. */
+static const double lf_p_weight_specials[] = {0.0, -0.0, __builtin_nan(""), __builtin_inf(), -__builtin_inf(),
+                                              1e-40, 1e30, 65504.0};
+/* Memory layout of input and target (P_IN_LAYOUT, P_TGT_LAYOUT): byte % 8 the
+ * kind, byte / 8 its argument (the dim, the padding, the offset). */
+enum { L_CONTIGUOUS, L_TRANSPOSED, L_CHANNELS_LAST, L_ROW_PITCH, L_OFFSET, L_EXPANDED, L_EVERY_OTHER, L_MIXED,
+       L_COUNT };
 /* Logits: as given, + 1e4 (common offset), x 1000 (spread), zero bytes as -inf (masked). */
 enum { V_RAW, V_OFFSET, V_SCALED, V_MASKED, V_COUNT };
 /* Probability targets: as given, one-hot, normalized rows, clamped to [0, 1]. */

@@ -4,6 +4,7 @@
 #ifndef LF_PRODUCER_H
 #define LF_PRODUCER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,6 +26,9 @@ static inline void lf_take_bytes(lf_producer *p, void *out, size_t n)
     memset((uint8_t *)out + have, 0, n - have);
     p->head += n;
 }
+
+/* Whether the next n payload bytes are in the input (not past its end). */
+static inline bool lf_have_bytes(const lf_producer *p, size_t n) { return p->head + n <= p->size; }
 
 static inline uint16_t lf_take_u16(lf_producer *p)
 {

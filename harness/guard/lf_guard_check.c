@@ -77,7 +77,8 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                       (long long)in->shape[0], (long long)tg->shape[0]);
     bool shape_ok = in->ndim == 1 ? tg->ndim == 0 || (tg->ndim == 1 && tg->shape[0] == 1)
                   : tg->ndim == want_ndim && !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
-    bool weight_ok = !w->present || (spatial ? w->numel == C : (w->ndim == 1 && w->numel == C));
+    bool weight_ok = !w->present || ((spatial || LF_MUTANT_IS(WEIGHT_NUMEL_ONLY)) ? w->numel == C
+                                                                                   : (w->ndim == 1 && w->numel == C));
     /* PyTorch returns the result of no targets before it looks at these dtypes */
     bool empty = in->ndim != 1 && tg->numel == 0;
     bool dtype_ok = tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial) || empty;
