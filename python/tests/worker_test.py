@@ -171,6 +171,30 @@ def test_values(w):
     check(same(values[0], expected), "grown shared memory: mapped again, values are torch's", answer)
 
 
+def test_strides(w):
+    """A tensor sent with strides and an offset is the same values laid out so:
+    the loss is torch's on those values; strides that cannot be are refused."""
+    torch.manual_seed(2)
+    x, y = torch.randn(4, 3), torch.tensor([0, 2, 1, 2])
+    doc = case(w, "cross_entropy", x, y, reduction="none")
+    doc["input"].update(strides=[1, 4], offset=2)  # transposed, in a larger storage
+    doc["target"].update(strides=[2], offset=1)    # every other element
+    answer, values = w.request(7, doc)
+    expected = F.cross_entropy(x, y, reduction="none").double().tolist()
+    check(same(values[0], expected), "strides and offset: values are torch's", (answer, values, expected))
+    yy = torch.tensor([1, 1, 1, 1])
+    doc = case(w, "cross_entropy", x, yy, reduction="sum")
+    doc["target"].update(strides=[0])  # expanded
+    answer, values = w.request(8, doc)
+    check(same(values[0], [F.cross_entropy(x, yy, reduction="sum").item()]), "expanded target: value is torch's",
+          (answer, values))
+    doc = case(w, "cross_entropy", x, y)
+    doc["input"].update(strides=[-1, 1])
+    r = only_result(w.request(9, doc)[0], 9)
+    check(r.get("error") == "bad_request" and "strides" in r.get("message", ""),
+          "negative strides: refused as a bad request, naming the strides", r)
+
+
 def test_errors(w):
     x = torch.randn(4, 3)
     answer, _ = w.request(10, case(w, "cross_entropy", x, torch.tensor([0, 2, 1, 2], dtype=torch.int32)))
@@ -232,6 +256,7 @@ def main():
         print(w.finish()[1])
         return 1
     test_values(w)
+    test_strides(w)
     test_errors(w)
     rc, log = w.finish()
     check(rc == 0, "end of requests: exit 0", (rc, log))
