@@ -23,3 +23,13 @@ read_mutants() {
     done <fuzzers/mutants/mutants.txt
 }
 target_of() { echo "${mutant_target[$1]}"; }
+needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log ("a|b": either token)
+    case ${expected[$1]} in
+    asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;;
+    sanitizer/*) echo "AddressSanitizer: |runtime error: " ;; # a stray access: ASan or UBSan reports it
+    *) echo "DEDUP_TOKEN: (${expected[$1]})\$" ;;
+    esac
+}
+is_planted() { # MUTANT SIGNATURE: whether the signature is one the planted bug gives
+    [[ "|${expected[$1]}|" == *"|$2|"* ]]
+}

@@ -52,13 +52,6 @@ if [ -n "$keep" ]; then mkdir -p "$keep"; tmp=$(cd "$keep" && pwd); else
     tmp=$(mktemp -d /tmp/bench-minimize.XXXXXX); trap 'rm -rf "$tmp"' EXIT; fi
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log
-    case ${expected[$1]} in
-    asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;;
-    sanitizer/*) echo "AddressSanitizer: |runtime error: " ;; # a stray access: ASan or UBSan reports it
-    *) echo "DEDUP_TOKEN: ${expected[$1]}\$" ;;
-    esac
-}
 token_in() { # LOG: the first finding in a log, in a few words
     local l
     l=$(grep -m1 -E 'DEDUP_TOKEN: |AddressSanitizer: [a-z-]+|runtime error: |lf_decode: |ERROR: libFuzzer: ' "$1") || { echo "no finding"; return; }
@@ -153,7 +146,7 @@ for m in "${mutants[@]}"; do
         # The regression must still give the planted finding: replay it as a case.
         cp "$json" "$w/lossfuzz.json"
         lz_cell="$before -> $after elements, $(stat -c %s "$json") B JSON, $secs s$(same_or_other "$rdir/fuzzers/replay_fuzz_json" "$w/lossfuzz.json" "$m")"
-        [ "$sig" = "${expected[$m]}" ] || note "$m: lossfuzz minimize kept signature $sig (planted: ${expected[$m]})"
+        is_planted "$m" "$sig" || note "$m: lossfuzz minimize kept signature $sig (planted: ${expected[$m]})"
         awk -v ms="$ms" -v s="$secs" 'BEGIN { exit !(s > 0.1 && s * 1000 > 3 * ms) }' &&
             note "$m: lossfuzz minimize prints ${ms} ms (the CPU clock of its own process) for ${secs} s of wall time"
     else

@@ -61,13 +61,6 @@ read_mutants
 if [ ${#mutants[@]} -eq 0 ]; then mutants=("${mutant_names[@]}"); fi
 for m in "${mutants[@]}"; do [ -n "${expected[$m]:-}" ] || die "unknown mutant $m (see fuzzers/mutants/mutants.txt)"; done
 
-needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log
-    case ${expected[$1]} in
-    asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;;
-    sanitizer/*) echo "AddressSanitizer: |runtime error: " ;; # a stray access: ASan or UBSan reports it
-    *) echo "DEDUP_TOKEN: ${expected[$1]}\$" ;;
-    esac
-}
 first_finding() { # LOG: the first finding in a log, in a few words ("none" if there is none)
     local l
     l=$(grep -m1 -E 'DEDUP_TOKEN: |AddressSanitizer: [a-z-]+|runtime error: |lf_decode: |ERROR: libFuzzer: ' "$1") || { echo none; return; }

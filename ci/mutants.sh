@@ -22,7 +22,7 @@ while read -r name expected _; do
     token=${expected#sanitizer/}
     # sanitizer/...: the bug is a stray memory access, reported by ASan (a
     # poisoned pad) or UBSan (pointer arithmetic past the buffer), not the oracle.
-    if [ "$token" != "$expected" ]; then needle="AddressSanitizer:|runtime error:"; else needle="DEDUP_TOKEN: $expected"; fi
+    if [ "$token" != "$expected" ]; then needle="AddressSanitizer:|runtime error:"; else needle="DEDUP_TOKEN: ($expected)"; fi
     grep -qE "$needle" <<<"$out" || { fail "replay did not report \"$needle\""; continue; }
     LOSSFUZZ_EXPECT=1 "$good/fuzzers/replay_fuzz_json" "$input" >/dev/null 2>&1 || { fail "the correct build fails on $input"; continue; }
     rm -rf "$tmp"/*

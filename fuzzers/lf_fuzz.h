@@ -57,7 +57,8 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
 size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size,
                      uint8_t *out, size_t max_size, unsigned seed);
 
-/* Runs the oracle on the case. A finding prints the case and
+/* Runs the oracle on the case (after lf_fuzz_features: its structure as
+ * coverage). A finding prints the case and
  * "DEDUP_TOKEN: <finding class>", saves the input and its JSON case atomically
  * under $LOSSFUZZ_FINDINGS (when set), and aborts. $LOSSFUZZ_BACKEND picks the
  * backend (sim by default), $LOSSFUZZ_ASSERTS=hard runs real asserts in

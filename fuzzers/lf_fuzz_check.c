@@ -11,6 +11,7 @@
 
 #include "lf_case_json.h"
 #include "lf_exec_backend.h"
+#include "lf_features.h"
 #include "lf_file.h"
 #include "lf_fuzz.h"
 #include "lf_hash.h"
@@ -103,6 +104,7 @@ static void inject(const lf_case *c, const uint8_t *data, size_t size)
 void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size)
 {
     lf_verdict v;
+    lf_fuzz_features(c);
     inject(c, data, size);
     lf_oracle_check(c, backend(), &v);
     stop_if_no_workers(&v);

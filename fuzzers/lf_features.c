@@ -1,0 +1,44 @@
+/* lf_features.c - the case's structure as coverage. A bug often needs a
+ * combination - a wide row AND a generated weight AND reduction sum, or a
+ * strided target on the spatial path - that runs no code of its own: on the
+ * simulation a 4096-class row takes the same branches as a 3-class one. Each
+ * combination gets a distinct edge here (one switch case, one call), so the
+ * engines (libFuzzer, AFL++) keep an input that reaches a new one. */
+#include "lf_features.h"
+
+#include "lf_kernels.h"
+
+/* Distinct, not folded into a table: one call per case. */
+__attribute__((noinline)) static void hit(volatile int k) { (void)k; }
+
+#define CASE1(n) case (n): hit(n); break;
+#define CASE4(n) CASE1(n) CASE1((n) + 1) CASE1((n) + 2) CASE1((n) + 3)
+#define CASE16(n) CASE4(n) CASE4((n) + 4) CASE4((n) + 8) CASE4((n) + 12)
+#define CASE64(n) CASE16(n) CASE16((n) + 16) CASE16((n) + 32) CASE16((n) + 48)
+
+static int classes_bucket(const lf_case *c)
+{
+    const lf_tensor *in = &c->input;
+    int64_t C = in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 1;
+    return C <= 1 ? 0 : C <= 64 ? 1 : C <= 1024 ? 2 : 3; /* past 1024: more than a block of threads */
+}
+
+static int weight_kind(const lf_tensor *w)
+{
+    if (!w->present) return 0;
+    if (!w->generated) return 1;
+    return w->init.special_rate > 0 ? 3 : 2; /* with zeros, NaNs, infinities */
+}
+
+void lf_fuzz_features(const lf_case *c)
+{
+    int loss = (int)c->loss;                                       /* 3 */
+    int red = (int)c->reduction;                                   /* 4 */
+    int layout = c->input.strided + 2 * c->target.strided;         /* 4 */
+    int spatial = c->input.ndim >= 3;                              /* 2 */
+    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < 96 */
+    int b = classes_bucket(c) * 4 + weight_kind(&c->weight);       /* < 16 */
+    switch (a) { CASE64(0) CASE16(64) CASE16(80) default: break; }
+    switch (b * 4 + weight_kind(&c->pos_weight) % 4) { CASE64(0) default: break; }
+    switch ((b * 4 + red) % 64) { CASE64(0) default: break; }
+}
