@@ -26,18 +26,22 @@ bool lf_target_parse(const char *name, lf_target *out)
     return false;
 }
 
-/* The input's shape from the size parameters, kept under half LF_FUZZ_MAX_NUMEL
- * so that a target with one more row or an extra dim still fits the limit. */
+/* The input's shape from the size parameters, kept small enough that a
+ * target with one more row (or an extra dim of 1) still fits the limit:
+ * a wide row of C > 1024 comes with a batch of up to two. */
 static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
 {
     int64_t n = (prm[P_N] + 1) % 9, c = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
     int64_t d[3] = {1 + prm[P_D1] % 4, 1 + prm[P_D2] % 4, 1 + prm[P_D3] % 4};
     int64_t spatial = 1;
     for (int k = 0; k < rank - 2; k++) spatial *= d[k];
-    /* An empty batch counts as one row: a target with one more row must fit too. */
-    const int64_t limit = LF_FUZZ_MAX_NUMEL / 2, rows = n ? n : 1;
-    if (rows * c * spatial > limit) d[0] = d[1] = d[2] = 1;
-    if (rows * c > limit) c = limit / rows;
+    /* An empty batch counts as one row; one more must fit for a target with a
+     * row too many; the input itself stays near half the limit (a wide case
+     * costs what a hundred small ones do), which still holds two rows of 1025. */
+    const int64_t limit = LF_FUZZ_MAX_NUMEL, half = LF_FUZZ_MAX_NUMEL / 2 + 64, rows = n ? n : 1;
+    if ((rows + 1) * c * spatial > limit || rows * c * spatial > half) d[0] = d[1] = d[2] = 1;
+    if ((rows + 1) * c > limit) c = limit / (rows + 1);
+    if (rows * c > half) c = half / rows;
     if (rank == 0) return 0;
     if (rank == 1) { shape[0] = c; return 1; }
     shape[0] = n;
@@ -153,7 +157,7 @@ static void layout(lf_tensor *t, uint8_t b)
     int kind = b % L_COUNT, arg = b / L_COUNT, n = t->ndim, order[LF_MAX_DIMS];
     int64_t strides[LF_MAX_DIMS], s = 1, offset = 0, pad = 0;
     int dim = n ? arg % n : 0;
-    if (kind == L_CONTIGUOUS || n == 0) return;
+    if (kind == L_CONTIGUOUS || kind >= L_KINDS || n == 0) return;
     for (int k = 0; k < n; k++) order[k] = kind == L_TRANSPOSED || kind == L_MIXED ? n - 1 - k : k;
     if (kind == L_CHANNELS_LAST && n >= 3) { /* (N, d1..dk, C) in memory */
         for (int k = 1; k < n - 1; k++) order[k] = k + 1;
@@ -187,13 +191,10 @@ static void logits(lf_producer *pr, lf_tensor *t, int mode, uint8_t fill_byte, l
     for (int64_t i = 0; i < t->numel; i++) {
         bool given = lf_have_bytes(pr, 4);
         double v = lf_take_f32(pr);
-        if (!given && spread > 0) { /* a sum of uniforms: close enough to normal, and cheap */
-            double u = 0;
-            for (int k = 0; k < 4; k++) {
-                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-                u += (double)(rng >> 11) / 9007199254740992.0;
-            }
-            v = (u - 2.0) * 1.7320508 * spread;
+        if (!given && spread > 0) { /* two uniforms from one draw, summed: centred, cheap */
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(rng >> 32) / 4294967296.0 + (double)(rng & 0xFFFFFFFFu) / 4294967296.0;
+            v = (u - 1.0) * 2.449 * spread;
         }
         if (mode == V_OFFSET) v += 1e4;
         else if (mode == V_SCALED) v *= 1000;

@@ -22,7 +22,7 @@
 #include "lf_case.h"
 
 #define LF_N_PARAMS 22                  /* parameter bytes at the end of an input (P_COUNT) */
-#define LF_FUZZ_MAX_NUMEL (1 << 13)     /* decoded tensors stay small: executions stay fast */
+#define LF_FUZZ_MAX_NUMEL (1 << 12)     /* decoded tensors stay small: executions stay fast */
 
 /* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations. */
 typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, LF_TARGET_COUNT } lf_target;

@@ -20,8 +20,11 @@ enum {
 
 static const int lf_p_rank_class[] = {2, 1, 4, 3, 5};
 static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
-/* Wide rows: 1000, 1025 and 4097 (cut to what the element limit leaves per row). */
-static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 1000, 4097};
+/* Wide rows: 1025 and 4097 (cut to what the element limit leaves per row),
+ * 2 in 32: a wide case costs what a hundred small ones do, and the coverage
+ * of lf_features.c keeps every wide input that reaches something new. */
+static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 4097,
+                                       2, 3, 5, 4, 6, 10, 21, 32, 3, 2, 9, 17, 5, 12, 128, 2};
 static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
 static const lf_dtype lf_p_label_dtypes[] = {LF_I64, LF_U8, LF_I32, LF_BOOL, LF_F32, LF_F64, LF_F16, LF_BF16};
 /* Probability/BCE targets: index 0 means "the input's dtype". */
@@ -51,10 +54,13 @@ static const double lf_p_special_rates[] = {0, 0.1, 0.3, 1.0};
 /* Zero, -0, NaN, +-inf, a float32 denormal, huge, float16's largest. */
 static const double lf_p_weight_specials[] = {0.0, -0.0, __builtin_nan(""), __builtin_inf(), -__builtin_inf(),
                                               1e-40, 1e30, 65504.0};
-/* Memory layout of input and target (P_IN_LAYOUT, P_TGT_LAYOUT): byte % 8 the
- * kind, byte / 8 its argument (the dim, the padding, the offset). */
+/* Memory layout of input and target (P_IN_LAYOUT, P_TGT_LAYOUT): byte % 16 the
+ * kind, byte / 16 its argument (the dim, the padding, the offset). */
 enum { L_CONTIGUOUS, L_TRANSPOSED, L_CHANNELS_LAST, L_ROW_PITCH, L_OFFSET, L_EXPANDED, L_EVERY_OTHER, L_MIXED,
-       L_COUNT };
+       L_KINDS };
+/* Bytes from L_KINDS to L_COUNT - 1 are contiguous too: a mutated byte is as
+ * likely contiguous as not, since most calls in the wild are. */
+#define L_COUNT 16
 /* Logits: as given, + 1e4 (common offset), x 1000 (spread), zero bytes as -inf (masked). */
 enum { V_RAW, V_OFFSET, V_SCALED, V_MASKED, V_COUNT };
 /* Probability targets: as given, one-hot, normalized rows, clamped to [0, 1]. */

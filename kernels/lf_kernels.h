@@ -65,8 +65,9 @@ LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 
 #include "lf_names.h"
 
-/* A tensor in memory: storage offset and strides, in elements (PyTorch's). */
-typedef struct { int64_t off, stride[LF_MAX_BCAST_DIMS]; } lf_view;
+/* A tensor in memory: storage offset and strides, in elements (PyTorch's);
+ * dense: contiguous from offset 0, so element i is at i (the fast path). */
+typedef struct { int64_t off, stride[LF_MAX_BCAST_DIMS]; int dense; } lf_view;
 
 typedef struct {
     int path;               /* lf_path */
@@ -107,17 +108,28 @@ LF_DEVICE int64_t lf_bcast_offset(const lf_problem *p, const int64_t *stride, in
 }
 
 /* Storage element of input element i (row-major), and of target element i. */
-LF_DEVICE int64_t lf_in_at(const lf_problem *p, int64_t i) { return p->in.off + lf_bcast_offset(p, p->in.stride, i); }
+LF_DEVICE int64_t lf_in_at(const lf_problem *p, int64_t i)
+{
+    return p->in.dense ? i : p->in.off + lf_bcast_offset(p, p->in.stride, i);
+}
 LF_DEVICE int64_t lf_tg_at(const lf_problem *p, int64_t i)
 {
-    return p->tg.off + lf_strided_at(p->tg_ndim, p->tg_shape, p->tg.stride, i);
+    return p->tg.dense ? i : p->tg.off + lf_strided_at(p->tg_ndim, p->tg_shape, p->tg.stride, i);
 }
+
+/* Whether the reference needs its scratch: log_softmax, or a copy of a
+ * strided nll_loss input (PyTorch's input.contiguous()). */
+LF_HOST_DEVICE int lf_ref_needs_scratch(const lf_problem *p) { return p->path != LF_PATH_BCE && (p->log_softmax || !p->in.dense); }
+
+/* Row r's class 0 in the reference's contiguous scratch. */
+LF_DEVICE int64_t lf_dense_row(const lf_problem *p, int64_t r) { return (r / p->S) * p->C * p->S + r % p->S; }
 
 /* Storage element of class 0 of row r = n*S + s of a tensor with the input's
  * (N, C, d1..dk) dims (the input, or a probability target); the classes
  * follow lf_class_stride apart. */
 LF_DEVICE int64_t lf_row_at(const lf_problem *p, const lf_view *v, int64_t r)
 {
+    if (v->dense) return lf_dense_row(p, r);
     if (p->one_d) return v->off;
     int64_t off = v->off;
     for (int d = p->ndim - 1; d >= 2; d--) {
@@ -126,10 +138,7 @@ LF_DEVICE int64_t lf_row_at(const lf_problem *p, const lf_view *v, int64_t r)
     }
     return off + r * v->stride[0];
 }
-LF_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v) { return v->stride[p->one_d ? 0 : 1]; }
-
-/* Row r's class 0 in the reference's contiguous scratch. */
-LF_DEVICE int64_t lf_dense_row(const lf_problem *p, int64_t r) { return (r / p->S) * p->C * p->S + r % p->S; }
+LF_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v) { return v->dense ? p->S : v->stride[p->one_d ? 0 : 1]; }
 
 /* Device (or, in the simulation, host) buffers of one launch. */
 typedef struct {

@@ -24,11 +24,13 @@
 #include <assert.h>
 #define LF_KERNEL static __global__ void
 #define LF_DEVICE static __device__ inline
+#define LF_HOST_DEVICE static __host__ __device__ inline /* launch decisions too */
 #define LF_IS_CUDA 1
 #else
 #include <math.h>
 #define LF_KERNEL static void
 #define LF_DEVICE static inline
+#define LF_HOST_DEVICE static inline
 #define LF_IS_CUDA 0
 #endif
 

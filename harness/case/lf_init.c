@@ -72,20 +72,24 @@ bool lf_init_fill(lf_tensor *t, char *err, size_t errlen)
         }
         fill_rows(t, &s, k[0] == 'o');
     } else {
+        static const char *const kinds[] = {"randn", "uniform", "randint", "zeros", "ones", "full"};
+        int kind = 0; /* looked up once: a tensor may have 2^28 elements */
+        while (kind < 6 && strcmp(k, kinds[kind])) kind++;
+        if (kind == 6) {
+            snprintf(err, errlen, "unknown init \"%s\" (expected randn, uniform, randint, zeros, "
+                     "ones, full, onehot or probs)", k);
+            return false;
+        }
+        double span = floor(in->high) - floor(in->low);
         for (int64_t i = 0; i < t->numel; i++) {
             double v;
-            if (!strcmp(k, "randn")) v = in->mean + in->std * next_normal(&s);
-            else if (!strcmp(k, "uniform")) v = in->low + (in->high - in->low) * next_unit(&s);
-            else if (!strcmp(k, "randint")) {
-                double span = floor(in->high) - floor(in->low);
-                v = floor(in->low) + (span > 0 ? floor(next_unit(&s) * span) : 0);
-            } else if (!strcmp(k, "zeros")) v = 0;
-            else if (!strcmp(k, "ones")) v = 1;
-            else if (!strcmp(k, "full")) v = in->value;
-            else {
-                snprintf(err, errlen, "unknown init \"%s\" (expected randn, uniform, randint, zeros, "
-                         "ones, full, onehot or probs)", k);
-                return false;
+            switch (kind) {
+            case 0: v = in->mean + in->std * next_normal(&s); break;
+            case 1: v = in->low + (in->high - in->low) * next_unit(&s); break;
+            case 2: v = floor(in->low) + (span > 0 ? floor(next_unit(&s) * span) : 0); break;
+            case 3: v = 0; break;
+            case 4: v = 1; break;
+            default: v = in->value; break;
             }
             if (!is_float) v = floor(v);
             lf_store_f64(t->data, t->dtype, i, v);

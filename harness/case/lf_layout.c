@@ -69,6 +69,24 @@ bool lf_layout_set(lf_tensor *t, const int64_t *strides, int64_t offset, char *e
     return true;
 }
 
+/* Whether two elements may share memory: false when, dims taken by
+ * increasing stride, each stride passes everything the inner dims reach. */
+static bool may_overlap(const lf_tensor *t)
+{
+    int64_t reach = 0; /* the largest offset the dims taken so far reach */
+    bool used[LF_MAX_DIMS] = {false};
+    for (int k = 0; k < t->ndim; k++) {
+        int d = -1;
+        for (int e = 0; e < t->ndim; e++)
+            if (!used[e] && t->shape[e] > 1 && (d < 0 || t->strides[e] < t->strides[d])) d = e;
+        if (d < 0) break;
+        used[d] = true;
+        if (t->strides[d] <= reach) return true;
+        reach += (t->shape[d] - 1) * t->strides[d];
+    }
+    return false;
+}
+
 /* Where each logical element's memory ends up: scatter, then read back. */
 static void *scatter(const lf_tensor *t, size_t *bytes)
 {
@@ -83,12 +101,33 @@ static void *scatter(const lf_tensor *t, size_t *bytes)
     return s;
 }
 
-void *lf_layout_storage(const lf_tensor *t, size_t *bytes) { return scatter(t, bytes); }
+void *lf_layout_storage(const lf_tensor *t, size_t *bytes)
+{
+    if (!t->strided || may_overlap(t)) return scatter(t, bytes);
+    /* No shared memory: one pass in row-major order, the offset kept by an odometer. */
+    size_t es = lf_dtype_size(t->dtype);
+    *bytes = (size_t)lf_layout_extent(t) * es;
+    char *s = malloc(*bytes ? *bytes : 1);
+    if (!s) return NULL;
+    lf_poison_fill(s, *bytes, t->dtype);
+    int64_t idx[LF_MAX_DIMS] = {0}, at = t->offset;
+    for (int64_t i = 0; i < t->numel; i++) {
+        memcpy(s + (size_t)at * es, (const char *)t->data + (size_t)i * es, es);
+        for (int d = t->ndim - 1; d >= 0; d--) { /* the next index: carry into outer dims */
+            at += t->strides[d];
+            if (++idx[d] < t->shape[d]) break;
+            at -= t->strides[d] * t->shape[d];
+            idx[d] = 0;
+        }
+    }
+    return s;
+}
+
 
 int64_t lf_layout_conflict(const lf_tensor *t)
 {
     size_t bytes, es = lf_dtype_size(t->dtype);
-    if (!t->strided) return -1;
+    if (!t->strided || !may_overlap(t)) return -1;
     char *s = scatter(t, &bytes);
     int64_t bad = -1;
     for (int64_t i = 0; s && bad < 0 && i < t->numel; i++)
@@ -100,7 +139,7 @@ int64_t lf_layout_conflict(const lf_tensor *t)
 bool lf_layout_settle(lf_tensor *t)
 {
     size_t bytes, es = lf_dtype_size(t->dtype);
-    if (!t->strided) return true;
+    if (!t->strided || !may_overlap(t)) return true;
     char *s = scatter(t, &bytes);
     if (!s) return false;
     for (int64_t i = 0; i < t->numel; i++)

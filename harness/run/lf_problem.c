@@ -11,10 +11,12 @@ void lf_problem_views(const lf_case *c, lf_problem *p)
     memcpy(p->shape, in->shape, sizeof(int64_t) * (size_t)in->ndim);
     lf_layout_strides(in, p->in.stride);
     p->in.off = in->strided ? in->offset : 0;
+    p->in.dense = !in->strided;
     p->tg_ndim = tg->ndim;
     memcpy(p->tg_shape, tg->shape, sizeof(int64_t) * (size_t)tg->ndim);
     lf_layout_strides(tg, p->tg.stride);
     p->tg.off = tg->strided ? tg->offset : 0;
+    p->tg.dense = !tg->strided;
 }
 
 void lf_problem_init(const lf_case *c, lf_problem *p, int path)

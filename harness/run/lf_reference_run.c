@@ -13,7 +13,7 @@ void lf_reference_run(const lf_case *c, const lf_backend *be, lf_result *r)
     char err[160];
     lf_result_init(r);
     if (!lf_spec_plan(c, &p, r)) return;
-    if (!lf_device_call_open(be, c, &p, p.path != LF_PATH_BCE, &call, err, sizeof err)) {
+    if (!lf_device_call_open(be, c, &p, lf_ref_needs_scratch(&p), &call, err, sizeof err)) {
         lf_result_error(r, "backend_error", "RuntimeError", "%s", err);
         return;
     }
