@@ -23,12 +23,17 @@ read_mutants() {
     done <fuzzers/mutants/mutants.txt
 }
 target_of() { echo "${mutant_target[$1]}"; }
-needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log ("a|b": either token)
-    case ${expected[$1]} in
-    asan/*) echo "AddressSanitizer: ${expected[$1]#asan/}" ;;
-    sanitizer/*) echo "AddressSanitizer: |runtime error: " ;; # a stray access: ASan or UBSan reports it
-    *) echo "DEDUP_TOKEN: (${expected[$1]})\$" ;;
-    esac
+needle_of() { # MUTANT: a grep -E pattern for the planted finding in a log ("a|b": either)
+    local alt pattern=""
+    for alt in ${expected[$1]//|/ }; do
+        case $alt in
+        asan/*) alt="AddressSanitizer: ${alt#asan/}" ;;
+        sanitizer/*) alt="AddressSanitizer: |runtime error: " ;; # a stray access: ASan or UBSan reports it
+        *) alt="DEDUP_TOKEN: $alt\$" ;;
+        esac
+        pattern+=${pattern:+|}$alt
+    done
+    echo "$pattern"
 }
 is_planted() { # MUTANT SIGNATURE: whether the signature is one the planted bug gives
     [[ "|${expected[$1]}|" == *"|$2|"* ]]

@@ -105,6 +105,21 @@ static void weights(sink *s, const lf_tensor *w)
     for (int64_t i = 0; w->present && i < w->numel; i++) put_f32(s, lf_load_f64(w->data, w->dtype, i) - 1.0);
 }
 
+/* The weight generator a weight's init matches (lf_params.h), its seed's low
+ * byte in *seed; WV_PAYLOAD (values in the payload, exactly) otherwise. */
+static uint8_t weight_generator(const lf_tensor *w, uint8_t *seed)
+{
+    const lf_init *g = &w->init;
+    if (!w->present || !w->generated || g->n_specials || g->offset != 0) return WV_PAYLOAD;
+    *seed = (uint8_t)g->seed;
+    if (!strcmp(g->kind, "ones")) return WV_ONES;
+    if (!strcmp(g->kind, "zeros")) return WV_ZEROS;
+    if (!strcmp(g->kind, "uniform") && g->low == 0 && g->high == 2) return WV_UNIFORM_0_2;
+    if (!strcmp(g->kind, "uniform") && g->low == 0.5 && g->high == 1.5) return WV_UNIFORM_NEAR_1;
+    if (!strcmp(g->kind, "uniform") && g->low == -1 && g->high == 1) return WV_SIGNED;
+    return WV_PAYLOAD;
+}
+
 static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
@@ -128,9 +143,16 @@ static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
         uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
         put(s, b, 2);
     }
-    for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
     prm[P_WEIGHT] = extra_mode(&c->weight, in, false);
-    weights(s, &c->weight);
+    prm[P_WEIGHT_VALUES] = weight_generator(&c->weight, &prm[P_SEED]);
+    /* A large generated input (a wide row) goes as seeded logits, not 4 bytes
+     * an element: the seed then fits the engines' length limit. */
+    if (in->generated && in->numel > 256 && prm[P_WEIGHT_VALUES] != WV_PAYLOAD) {
+        prm[P_FILL] = 1;
+        return;
+    }
+    for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
+    if (prm[P_WEIGHT_VALUES] == WV_PAYLOAD) weights(s, &c->weight);
 }
 
 static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)

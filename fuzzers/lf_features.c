@@ -23,6 +23,19 @@ static int classes_bucket(const lf_case *c)
     return C <= 1 ? 0 : C <= 64 ? 1 : C <= 1024 ? 2 : 3; /* past 1024: more than a block of threads */
 }
 
+/* The largest class-index label: small, within a block of 1024 threads, or past it. */
+static int label_bucket(const lf_case *c)
+{
+    const lf_tensor *t = &c->target;
+    int64_t hi = 0;
+    if (lf_dtype_is_float(t->dtype)) return 0;
+    for (int64_t i = 0; i < t->numel; i++) {
+        int64_t v = lf_load_i64(t->data, t->dtype, i);
+        hi = v > hi ? v : hi;
+    }
+    return hi < 64 ? 0 : hi < 1024 ? 1 : 2;
+}
+
 static int weight_kind(const lf_tensor *w)
 {
     if (!w->present) return 0;
@@ -41,4 +54,5 @@ void lf_fuzz_features(const lf_case *c)
     switch (a) { CASE64(0) CASE16(64) CASE16(80) default: break; }
     switch (b * 4 + weight_kind(&c->pos_weight) % 4) { CASE64(0) default: break; }
     switch ((b * 4 + red) % 64) { CASE64(0) default: break; }
+    switch ((classes_bucket(c) * 3 + label_bucket(c)) * 4 + weight_kind(&c->weight)) { CASE64(0) default: break; }
 }

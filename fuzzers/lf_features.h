@@ -5,7 +5,7 @@
 #include "lf_case.h"
 
 /* Reaches one code edge per combination of loss, reduction, layouts,
- * spatial or not, class-count bucket and weight kinds. */
+ * spatial or not, class-count bucket, largest label and weight kinds. */
 void lf_fuzz_features(const lf_case *c);
 
 #endif
