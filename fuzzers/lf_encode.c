@@ -52,7 +52,18 @@ static void sizes(const lf_tensor *in, uint8_t *prm)
     prm[P_IN_DTYPE] = index_of_dtype(lf_p_in_dtypes, LF_COUNT(lf_p_in_dtypes), in->dtype);
 }
 
-static uint8_t layout_byte(const lf_tensor *t);
+/* The layout byte nearest a tensor's strides (lf_params.h); approximate. */
+static uint8_t layout_byte(const lf_tensor *t)
+{
+    if (!t->strided || t->ndim == 0) return L_CONTIGUOUS;
+    int n = t->ndim;
+    for (int d = 0; d < n; d++)
+        if (t->strides[d] == 0 && t->shape[d] > 1) return (uint8_t)(L_EXPANDED + L_COUNT * d);
+    if (n >= 2 && t->strides[0] < t->strides[n - 1]) return L_TRANSPOSED;
+    if (n >= 3 && t->strides[1] == 1) return L_CHANNELS_LAST;
+    if (t->offset > 0) return (uint8_t)(L_OFFSET + L_COUNT * ((t->offset - 1) % 7));
+    return L_ROW_PITCH;
+}
 
 static void options(const lf_case *c, uint8_t *prm)
 {
@@ -85,19 +96,6 @@ static uint8_t extra_mode(const lf_tensor *w, const lf_tensor *in, bool bce)
     if (w->ndim == in->ndim + 1) return B_LEADING_ONE;
     if (w->ndim == in->ndim && w->ndim > 1) return w->shape[w->ndim - 1] == 1 ? B_LAST_ONE : B_FULL;
     return w->numel == 1 ? B_ONE : w->numel == L + 1 ? B_LAST_PLUS_ONE : w->numel == L ? B_LAST : B_FIRST;
-}
-
-/* The layout byte nearest a tensor's strides (lf_params.h); approximate. */
-static uint8_t layout_byte(const lf_tensor *t)
-{
-    if (!t->strided || t->ndim == 0) return L_CONTIGUOUS;
-    int n = t->ndim;
-    for (int d = 0; d < n; d++)
-        if (t->strides[d] == 0 && t->shape[d] > 1) return (uint8_t)(L_EXPANDED + L_COUNT * d);
-    if (n >= 2 && t->strides[0] < t->strides[n - 1]) return L_TRANSPOSED;
-    if (n >= 3 && t->strides[1] == 1) return L_CHANNELS_LAST;
-    if (t->offset > 0) return (uint8_t)(L_OFFSET + L_COUNT * ((t->offset - 1) % 7));
-    return L_ROW_PITCH;
 }
 
 static void weights(sink *s, const lf_tensor *w)

@@ -49,10 +49,11 @@ void lf_fuzz_features(const lf_case *c)
     int red = (int)c->reduction;                                   /* 4 */
     int layout = c->input.strided + 2 * c->target.strided;         /* 4 */
     int spatial = c->input.ndim >= 3;                              /* 2 */
+    int classes = classes_bucket(c), weight = weight_kind(&c->weight); /* 4, 4 */
     int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < 96 */
-    int b = classes_bucket(c) * 4 + weight_kind(&c->weight);       /* < 16 */
+    int b = classes * 4 + weight;                                  /* < 16 */
     switch (a) { CASE64(0) CASE16(64) CASE16(80) default: break; }
-    switch (b * 4 + weight_kind(&c->pos_weight) % 4) { CASE64(0) default: break; }
-    switch ((b * 4 + red) % 64) { CASE64(0) default: break; }
-    switch ((classes_bucket(c) * 3 + label_bucket(c)) * 4 + weight_kind(&c->weight)) { CASE64(0) default: break; }
+    switch (b * 4 + weight_kind(&c->pos_weight)) { CASE64(0) default: break; }
+    switch (b * 4 + red) { CASE64(0) default: break; }
+    switch ((classes * 3 + label_bucket(c)) * 4 + weight) { CASE64(0) default: break; }
 }

@@ -85,7 +85,7 @@ typedef struct {
     int ndim;
     int64_t shape[LF_MAX_BCAST_DIMS], w_stride[LF_MAX_BCAST_DIMS], pw_stride[LF_MAX_BCAST_DIMS];
     lf_view in;             /* the input, in its dims */
-    lf_view tg;             /* the target, in its own dims: */
+    lf_view tg;             /* the target, in its own dims (tg_ndim, tg_shape) */
     int tg_ndim;
     int64_t tg_shape[LF_MAX_BCAST_DIMS];
 } lf_problem;

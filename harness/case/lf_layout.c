@@ -1,6 +1,8 @@
 /* lf_layout.c - strides and storage offsets of tensors (lf_layout.h). */
 #include "lf_layout.h"
 
+#include "lf_kernels.h" /* lf_strided_at */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +24,7 @@ void lf_layout_strides(const lf_tensor *t, int64_t *strides)
 
 int64_t lf_layout_at(const lf_tensor *t, int64_t i)
 {
-    if (!t->strided) return i;
-    int64_t at = t->offset;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        at += (i % t->shape[d]) * t->strides[d];
-        i /= t->shape[d];
-    }
-    return at;
+    return t->strided ? t->offset + lf_strided_at(t->ndim, t->shape, t->strides, i) : i; /* the kernels' own */
 }
 
 int64_t lf_layout_extent(const lf_tensor *t)
@@ -87,29 +83,21 @@ static bool may_overlap(const lf_tensor *t)
     return false;
 }
 
-/* Where each logical element's memory ends up: scatter, then read back. */
-static void *scatter(const lf_tensor *t, size_t *bytes)
-{
-    size_t es = lf_dtype_size(t->dtype);
-    int64_t n = lf_layout_extent(t);
-    *bytes = (size_t)n * es;
-    char *s = malloc(*bytes ? *bytes : 1);
-    if (!s) return NULL;
-    lf_poison_fill(s, *bytes, t->dtype);
-    for (int64_t i = t->numel - 1; i >= 0; i--) /* backwards: where elements share memory, the first wins */
-        memcpy(s + (size_t)lf_layout_at(t, i) * es, (const char *)t->data + (size_t)i * es, es);
-    return s;
-}
-
+/* Where each logical element's memory ends up. Where elements share memory
+ * (an expanded tensor) backwards, so the first wins; else forwards, the
+ * offset kept by an odometer instead of a division per dim. */
 void *lf_layout_storage(const lf_tensor *t, size_t *bytes)
 {
-    if (!t->strided || may_overlap(t)) return scatter(t, bytes);
-    /* No shared memory: one pass in row-major order, the offset kept by an odometer. */
     size_t es = lf_dtype_size(t->dtype);
     *bytes = (size_t)lf_layout_extent(t) * es;
     char *s = malloc(*bytes ? *bytes : 1);
     if (!s) return NULL;
     lf_poison_fill(s, *bytes, t->dtype);
+    if (!t->strided || may_overlap(t)) {
+        for (int64_t i = t->numel - 1; i >= 0; i--)
+            memcpy(s + (size_t)lf_layout_at(t, i) * es, (const char *)t->data + (size_t)i * es, es);
+        return s;
+    }
     int64_t idx[LF_MAX_DIMS] = {0}, at = t->offset;
     for (int64_t i = 0; i < t->numel; i++) {
         memcpy(s + (size_t)at * es, (const char *)t->data + (size_t)i * es, es);
@@ -123,12 +111,11 @@ void *lf_layout_storage(const lf_tensor *t, size_t *bytes)
     return s;
 }
 
-
 int64_t lf_layout_conflict(const lf_tensor *t)
 {
     size_t bytes, es = lf_dtype_size(t->dtype);
     if (!t->strided || !may_overlap(t)) return -1;
-    char *s = scatter(t, &bytes);
+    char *s = lf_layout_storage(t, &bytes);
     int64_t bad = -1;
     for (int64_t i = 0; s && bad < 0 && i < t->numel; i++)
         if (memcmp(s + (size_t)lf_layout_at(t, i) * es, (const char *)t->data + (size_t)i * es, es)) bad = i;
@@ -140,7 +127,7 @@ bool lf_layout_settle(lf_tensor *t)
 {
     size_t bytes, es = lf_dtype_size(t->dtype);
     if (!t->strided || !may_overlap(t)) return true;
-    char *s = scatter(t, &bytes);
+    char *s = lf_layout_storage(t, &bytes);
     if (!s) return false;
     for (int64_t i = 0; i < t->numel; i++)
         memcpy((char *)t->data + (size_t)i * es, s + (size_t)lf_layout_at(t, i) * es, es);

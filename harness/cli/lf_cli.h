@@ -68,7 +68,6 @@ typedef struct {
     const char *stage;
     int mode;              /* 1 always, -1 never, 0 auto */
 } lf_cli_progress;
-double lf_cli_now_ms(void);
 void lf_cli_progress_begin(lf_cli_progress *p, const char *command, const char *file);
 void lf_cli_progress_loaded(lf_cli_progress *p, const lf_case *c);
 void lf_cli_progress_stage(void *progress, const char *stage);

@@ -9,20 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lf_cli.h"
+#include "lf_clock.h"
 
 #define AUTO_AFTER_MS 1000.0  /* auto mode: quiet for cases that take less */
 #define HEARTBEAT_SECONDS 5
-
-double lf_cli_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 /* What the heartbeat says: written outside the handler with SIGALRM blocked. */
 static char heartbeat_line[700];
@@ -81,7 +74,7 @@ void lf_cli_progress_begin(lf_cli_progress *p, const char *command, const char *
     p->command = command;
     p->file = file;
     p->mode = progress_mode();
-    p->start_ms = p->stage_ms = lf_cli_now_ms();
+    p->start_ms = p->stage_ms = lf_now_ms();
     if (p->mode < 0) return;
     set_heartbeat(p, "loading");
     heartbeat_ticks = 0;
@@ -95,7 +88,7 @@ static bool showing(const lf_cli_progress *p, double now)
 
 void lf_cli_progress_loaded(lf_cli_progress *p, const lf_case *c)
 {
-    p->stage_ms = lf_cli_now_ms();
+    p->stage_ms = lf_now_ms();
     if (showing(p, p->stage_ms))
         fprintf(stderr, "lossfuzz %s: %s: %lld elements, loaded in %.1f s\n", p->command, p->file,
                 (long long)(c->input.numel + c->target.numel), (p->stage_ms - p->start_ms) / 1e3);
@@ -104,7 +97,7 @@ void lf_cli_progress_loaded(lf_cli_progress *p, const lf_case *c)
 void lf_cli_progress_stage(void *progress, const char *stage)
 {
     lf_cli_progress *p = progress;
-    double t = lf_cli_now_ms();
+    double t = lf_now_ms();
     if (showing(p, t) && p->stage) fprintf(stderr, "lossfuzz %s: %s: %s done in %.1f s\n", p->command, p->file, p->stage, (t - p->stage_ms) / 1e3);
     if (showing(p, t) && !stage) fprintf(stderr, "lossfuzz %s: %s: done in %.1f s\n", p->command, p->file, (t - p->start_ms) / 1e3);
     if (stage && p->mode >= 0) set_heartbeat(p, stage);

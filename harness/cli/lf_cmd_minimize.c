@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lf_case_json.h"
+#include "lf_clock.h"
 #include "lf_cli.h"
 #include "lf_guard.h"
 #include "lf_load.h"
@@ -99,7 +100,7 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
         return LF_EXIT_UNUSABLE;
     }
     int64_t before = c.input.numel + c.target.numel;
-    double t0 = lf_cli_now_ms(); /* wall time: the signatures run in child processes */
+    double t0 = lf_now_ms(); /* wall time: the signatures run in child processes */
     progress pr = progress_for(path);
     lf_minimize_opts opts = {.max_ms = max_s * 1e3, .progress = show_progress, .progress_arg = &pr};
     bool ok = l.kind == LF_INPUT_DUMP ? minimize_batch(&c, be, &opts, &st, err, sizeof err) : lf_minimize(&c, be, &opts, &st);
@@ -108,7 +109,7 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
         lf_unload(&l, &c);
         return LF_EXIT_UNUSABLE;
     }
-    double ms = lf_cli_now_ms() - t0;
+    double ms = lf_now_ms() - t0;
     bool existed;
     ok = lf_save_regression(&c, st.signature, out_dir, out, sizeof out, &existed);
     /* ci/fuzz.sh and ci/bench-minimize.sh read this line: "PATH: SIG: ... -> OUT" */

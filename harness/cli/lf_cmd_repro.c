@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "lf_cli.h"
+#include "lf_clock.h"
 #include "lf_guard.h"
 #include "lf_load.h"
 #include "lf_minimize.h"
@@ -99,7 +100,7 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_loaded l;
     lf_case c, crop;
     char err[512], saved[4300] = "";
-    double t0 = lf_cli_now_ms();
+    double t0 = lf_now_ms();
     lf_cli_progress progress;
     lf_cli_progress_begin(&progress, "repro", path);
     if (!lf_load(path, target, &l, &c, err, sizeof err)) {
@@ -117,7 +118,7 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_cli_progress_stage(&progress, "guard");
     lf_guard_validate_case(&c, be, &p, &guard);
     lf_cli_progress_stage(&progress, "reproduction");
-    double t1 = lf_cli_now_ms();
+    double t1 = lf_now_ms();
     bool kept;
     char sig[128] = "", why[400] = "";
     if (!reproduction_crop(&c, be, &spec, &guard, &crop, &kept, sig, sizeof sig, why, sizeof why)) {
@@ -136,7 +137,7 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     else if (save) saved_ok = save_regression(&crop, sig, &spec, be, out_dir, saved, sizeof saved);
     lf_cli_progress_stage(&progress, NULL);
     lf_cli_progress_end(&progress);
-    double t2 = lf_cli_now_ms();
+    double t2 = lf_now_ms();
     if (json) {
         lf_verdict full = v;             /* spec and guard of the whole batch, reference of the crop */
         full.spec = spec;

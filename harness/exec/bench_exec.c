@@ -16,12 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lf_clock.h"
 #include "lf_exec_backend.h"
-#include "lf_exec_proc.h" /* lf_proc_now_ms */
 #include "lf_fuzz.h"
 #include "lf_oracle.h"
 
-static double now_s(void) { return lf_proc_now_ms() / 1e3; }
+static double now_s(void) { return lf_now_ms() / 1e3; }
 
 /* Cases/s of the oracle over the cases on a backend; counts findings. */
 static double rate(const lf_case *cases, int n, const lf_backend *be, int *findings)

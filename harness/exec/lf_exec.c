@@ -2,6 +2,7 @@
  * device, requests with a watchdog, and a dead worker's case given its
  * outcome before the spare takes over (lf_exec.h). */
 #include "lf_exec.h"
+#include "lf_clock.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -62,7 +63,7 @@ static bool spawn(lf_exec *x, slot *s, lf_proc *p, char *err, size_t errlen)
 static bool await_ready(lf_exec *x, lf_proc *p, char *err, size_t errlen)
 {
     if (p->ready) return true;
-    int got = lf_proc_read_line(p, lf_proc_now_ms() + start_ms(x));
+    int got = lf_proc_read_line(p, lf_now_ms() + start_ms(x));
     json_error_t je;
     json_t *h = got == 1 ? json_loads(p->line, 0, &je) : NULL;
     const char *hello = json_string_value(json_object_get(h, "hello"));
@@ -228,7 +229,7 @@ static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const 
 static bool worker_ended(lf_exec *x, slot *s, end_kind how, const char *dead, const lf_wire_path *paths, int n,
                          const lf_case *c, lf_result *r)
 {
-    double seen = lf_proc_now_ms();
+    double seen = lf_now_ms();
     lf_proc *p = &s->active;
     if (how == END_HANG) lf_proc_kill(p);
     else lf_proc_finish(p, 2000);
@@ -245,7 +246,7 @@ static bool worker_ended(lf_exec *x, slot *s, end_kind how, const char *dead, co
     }
     char err[512];
     bool ok = take_over(x, s, err, sizeof err);
-    double ms = lf_proc_now_ms() - seen;
+    double ms = lf_now_ms() - seen;
     x->stats.recoveries++;
     x->stats.recovery_ms_total += ms;
     if (ms > x->stats.recovery_ms_max) x->stats.recovery_ms_max = ms;
@@ -291,7 +292,7 @@ static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const 
             break;
         }
         x->stats.requests++;
-        int got = lf_proc_read_line(p, lf_proc_now_ms() + timeout_ms(x));
+        int got = lf_proc_read_line(p, lf_now_ms() + timeout_ms(x));
         if (got == 0) return worker_ended(x, s, END_EOF, "", paths, n, c, r);
         if (got < 0) return worker_ended(x, s, END_HANG, "", paths, n, c, r);
         char dead[256], why[256];

@@ -1,6 +1,7 @@
 /* lf_exec_proc.c - one worker process: spawn, lines, stderr, end (lf_exec_proc.h). */
 #define _GNU_SOURCE
 #include "lf_exec_proc.h"
+#include "lf_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,19 +13,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lf_wire.h"
 
 extern char **environ;
-
-double lf_proc_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* The environment, with CUDA_VISIBLE_DEVICES pinned unless device is NULL. */
 static char **worker_env(const char *device, char *pin, size_t pinlen)
@@ -182,13 +175,13 @@ int lf_proc_read_line(lf_proc *p, double deadline_ms)
     /* A blocked read wakes up tens of microseconds late (57 us a round trip
      * on a 2-core VM, 1.5 us spinning): small cases are answered sooner than
      * that, so spin a little before sleeping in poll. */
-    double spin_until = lf_proc_now_ms() + LF_PROC_SPIN_MS;
+    double spin_until = lf_now_ms() + LF_PROC_SPIN_MS;
     for (;;) {
         if (take_line(p, &p->line_taken)) return 1;
         int got = read_answers(p);
         if (got == 0) return 0;
         if (got > 0) continue;
-        double now = lf_proc_now_ms(), left = deadline_ms - now;
+        double now = lf_now_ms(), left = deadline_ms - now;
         if (left <= 0) return -1;
         if (now < spin_until) continue;
         struct pollfd fds[2] = {{p->ans_fd, POLLIN, 0}, {p->err_fd, POLLIN, 0}};
@@ -219,7 +212,7 @@ static bool reap(lf_proc *p, double deadline_ms)
     while (p->pid > 0) {
         pid_t r = waitpid(p->pid, &p->status, WNOHANG);
         if (r == p->pid || (r < 0 && errno != EINTR)) { p->pid = -1; return true; }
-        if (lf_proc_now_ms() >= deadline_ms) return false;
+        if (lf_now_ms() >= deadline_ms) return false;
         usleep(1000);
     }
     return true;
@@ -227,8 +220,8 @@ static bool reap(lf_proc *p, double deadline_ms)
 
 void lf_proc_finish(lf_proc *p, double grace_ms)
 {
-    double deadline = lf_proc_now_ms() + grace_ms;
-    while (p->err_fd >= 0 && lf_proc_now_ms() < deadline) { /* stderr closes when the process ends */
+    double deadline = lf_now_ms() + grace_ms;
+    while (p->err_fd >= 0 && lf_now_ms() < deadline) { /* stderr closes when the process ends */
         struct pollfd f = {p->err_fd, POLLIN, 0};
         if (poll(&f, 1, 50) > 0 && !drain_stderr(p)) { close(p->err_fd); p->err_fd = -1; }
     }

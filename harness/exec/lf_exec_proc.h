@@ -31,7 +31,7 @@ typedef struct {
 bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char *err, size_t errlen);
 
 /* Reads one answer line into p->line (NUL-terminated, no newline) by
- * deadline_ms (lf_proc_now_ms's clock), keeping stderr meanwhile. Returns 1 a
+ * deadline_ms (lf_now_ms's clock), keeping stderr meanwhile. Returns 1 a
  * line, 0 end of file (the worker is gone), -1 the deadline passed. */
 int lf_proc_read_line(lf_proc *p, double deadline_ms);
 
@@ -47,7 +47,5 @@ void lf_proc_finish(lf_proc *p, double grace_ms);
 void lf_proc_kill(lf_proc *p);
 /* Closes everything; the process must be reaped or killed first. */
 void lf_proc_close(lf_proc *p);
-
-double lf_proc_now_ms(void);
 
 #endif

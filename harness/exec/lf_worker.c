@@ -2,6 +2,7 @@
  * requests on the protocol's fds (lf_wire.h) with the reference and guard
  * paths run in this process, and ends when its device can do no more. */
 #include "lf_worker.h"
+#include "lf_clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lf_exec_proc.h" /* LF_PROC_SPIN_MS, lf_proc_now_ms */
+#include "lf_exec_proc.h" /* LF_PROC_SPIN_MS */
 
 #include "lf_guard.h"
 #include "lf_run.h"
@@ -36,7 +37,7 @@ static char *next_request(lf_line_reader *r)
         r->len -= r->taken;
         r->taken = 0;
     }
-    double spin_until = lf_proc_now_ms() + LF_PROC_SPIN_MS;
+    double spin_until = lf_now_ms() + LF_PROC_SPIN_MS;
     for (;;) {
         char *nl = r->len ? memchr(r->buf, '\n', r->len) : NULL;
         if (nl) {
@@ -53,7 +54,7 @@ static char *next_request(lf_line_reader *r)
         ssize_t n = read(LF_FD_REQUESTS, r->buf + r->len, r->cap - r->len - 1);
         if (n > 0) { r->len += (size_t)n; continue; }
         if (n == 0 || (errno != EAGAIN && errno != EINTR)) return NULL;
-        if (lf_proc_now_ms() < spin_until) continue;
+        if (lf_now_ms() < spin_until) continue;
         struct pollfd f = {LF_FD_REQUESTS, POLLIN, 0};
         poll(&f, 1, -1);
     }

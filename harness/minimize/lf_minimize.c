@@ -6,6 +6,7 @@
  * or the time is up. (Starting over after every kept step, and cutting one
  * slice at a time, took a 2x2048 case 78,000 oracle runs.) */
 #include "lf_minimize.h"
+#include "lf_clock.h"
 
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lf_case_json.h"
 #include "lf_file.h"
@@ -31,18 +31,11 @@ typedef struct {
     lf_minimize_stats *stats;
 } ctx;
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* Whether the time is up: then every loop ends and the case so far stands. */
 static bool stopped(ctx *x)
 {
     lf_minimize_stats *st = x->stats;
-    st->elapsed_ms = now_ms() - x->start_ms;
+    st->elapsed_ms = lf_now_ms() - x->start_ms;
     if (x->opts && x->opts->max_ms > 0 && st->elapsed_ms >= x->opts->max_ms) st->cut_short = true;
     return st->cut_short;
 }
@@ -66,7 +59,7 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
     } else {
         lf_case_free(cand);
     }
-    x->stats->elapsed_ms = now_ms() - x->start_ms;
+    x->stats->elapsed_ms = lf_now_ms() - x->start_ms;
     if (x->opts && x->opts->progress) x->opts->progress(x->opts->progress_arg, x->stats);
     return same;
 }
@@ -102,7 +95,6 @@ static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, 
     out->target.generated = false;
 }
 
-/* t without slices [lo, hi) along dim. */
 /* The case with input dim d cut (drop: the whole dim; else slices [lo, hi) removed). */
 static bool cut(const lf_case *c, int d, bool drop, int64_t lo, int64_t hi, lf_case *out)
 {
@@ -277,7 +269,7 @@ bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts,
 {
     char own[128];
     memset(stats, 0, sizeof *stats);
-    ctx x = {be, stats->signature, stats->hint, opts && opts->keep_layout, now_ms(), opts, stats};
+    ctx x = {be, stats->signature, stats->hint, opts && opts->keep_layout, lf_now_ms(), opts, stats};
     lf_signature_hint(c, be, own, sizeof own, stats->hint, sizeof stats->hint);
     snprintf(stats->signature, sizeof stats->signature, "%s", opts && opts->keep ? opts->keep : own);
     if (strcmp(own, stats->signature)) x.hint = NULL; /* kept for another case's signature: its hint is not this one's */
