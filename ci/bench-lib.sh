@@ -1,5 +1,6 @@
 # ci/bench-lib.sh - shared by the ci/bench-*.sh scripts (sourced, not run):
-# usage from the script's header comment, errors, builds, the planted bugs.
+# usage from the script's header comment, errors, builds, libFuzzer's flags,
+# the planted bugs.
 # Set `bench` first.
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&"$([ "${1:-2}" = 0 ] && echo 1 || echo 2)"; exit "${1:-2}"; }
 die() { echo "$bench: $*" >&2; exit 2; }
@@ -7,6 +8,11 @@ build() { # ci/build-fuzz.sh ARGS: prints the build directory, or stops with its
     local d
     d=$(ci/build-fuzz.sh "$@" | tail -1) && [ -d "$d" ] || { echo "$bench: ci/build-fuzz.sh $* failed (see above)" >&2; return 1; }
     echo "$d"
+}
+libfuzzer_flags() { # TARGET: sets the array `flags` from fuzzers/TARGET.options
+    local text
+    text=$(ci/libfuzzer-flags.sh "$1") || die "no libFuzzer flags for $1"
+    mapfile -t flags <<<"$text"
 }
 # The planted bugs, from fuzzers/mutants/mutants.txt (name, finding, target,
 # description): `mutant_names` in order, `expected[NAME]` the finding it must

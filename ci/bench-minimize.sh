@@ -88,9 +88,10 @@ for m in "${mutants[@]}"; do
     cp -r "corpus/$t" "$w/seeds"
     [ $drop = 0 ] || for f in "${hits[@]}"; do rm -f "$w/seeds/$(basename "$f")"; done
     echo "   libFuzzer looks for a crash for up to $find_s s (${#hits[@]} seeds trigger it$([ $drop = 1 ] && echo ', left out' || true))"
+    libfuzzer_flags "$t"
     start=$(now)
     (cd "$w" && LOSSFUZZ_FINDINGS="" timeout -s INT $((find_s + 60)) "$lfbin" -seed=1 -max_total_time="$find_s" \
-        -dict="$root/fuzzers/$t.dict" -max_len=4096 -timeout=10 -artifact_prefix="$w/" corpus seeds) >"$w/find.log" 2>&1 || true
+        "${flags[@]}" -artifact_prefix="$w/" corpus seeds) >"$w/find.log" 2>&1 || true
     crash=$(ls "$w"/crash-* 2>/dev/null | head -1 || true)
     source="libFuzzer $(since "$start") s"
     if [ -z "$crash" ] && [ ${#hits[@]} -gt 0 ]; then

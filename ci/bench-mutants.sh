@@ -5,10 +5,10 @@
 # third column names the bug's fuzz target): for each mutant, engine, corpus
 # and run, fuzzes the mutant build from a fresh work corpus until the first
 # finding or SECONDS (default 60), with a different engine seed per run
-# (libFuzzer -seed=R, AFL++ -s R). libFuzzer: ASan + UBSan build, flags as
-# ci/fuzz.sh. AFL++: plain build + the lossfuzz custom mutator. A run counts as
-# "found" only when its first finding is the planted one (its DEDUP_TOKEN; an
-# ASan or UBSan report for sanitizer/... rows). Builds are done first and not
+# (libFuzzer -seed=R, AFL++ -s R). libFuzzer: ASan + UBSan build, the flags of
+# fuzzers/TARGET.options as ci/fuzz.sh. AFL++: plain build + the lossfuzz
+# custom mutator. A run counts as "found" only when its first finding is the
+# planted one (its DEDUP_TOKEN; an ASan or UBSan report for sanitizer/... rows). Builds are done first and not
 # timed. Which seeds already trigger each bug is always measured (the replay
 # driver over corpus/TARGET): those find it by seed replay, at start-up.
 #   --runs N            runs per mutant, engine and corpus (default 3)
@@ -133,13 +133,14 @@ seeds_for() { # MUTANT CORPUS ENGINE: the seed directory, or "" for none
 # (time to it, or to the end of the run), eps (execs/s), first (the first
 # finding's token or "none") and crash (its input file, or "").
 run_libfuzzer() { # MUTANT RUN WORKDIR SEEDS ("" for none)
-    local m=$1 r=$2 w=$3 seeds=$4 t bin start end execs
+    local m=$1 r=$2 w=$3 seeds=$4 t bin start end execs flags
     t=$(target_of "$m")
+    libfuzzer_flags "$t"
     bin=$root/${lf_dir[$m]}/fuzzers/$t
     mkdir -p "$w/corpus" "$w/findings"
     start=$(now)
     (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((cap + 60)) "$bin" \
-        -seed="$r" -max_total_time="$cap" -dict="$root/fuzzers/$t.dict" -max_len=4096 -timeout=10 \
+        -seed="$r" -max_total_time="$cap" "${flags[@]}" \
         -print_final_stats=1 -artifact_prefix="$w/" corpus ${seeds:+"$seeds"}) >"$w/log" 2>&1 || true
     end=$(now)
     secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')

@@ -5,8 +5,8 @@
 # with ASan + UBSan (--sanitize), and AFL++ persistent mode (afl; with the
 # lossfuzz custom mutator for fuzz_class and fuzz_prob, as ci/fuzz.sh). Each
 # run fuzzes for N seconds (default 30) from a copy of corpus/TARGET with
-# fuzzers/TARGET.dict, engine seed 1, default size limits (libFuzzer's
-# -max_len then follows the largest seed). Builds are done first and not timed.
+# fuzzers/TARGET.dict, engine seed 1; libFuzzer with the flags of
+# fuzzers/TARGET.options, as ci/fuzz.sh. Builds are done first and not timed.
 # libFuzzer stops at a finding: it is started again until the time is used up
 # (the rate then includes the restarts; such cells are marked with *).
 #   --seconds N     length of each run (default 30)
@@ -54,18 +54,18 @@ dict_of() { if [ -f "$root/fuzzers/$1.dict" ]; then echo "$root/fuzzers/$1.dict"
 run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
     # libFuzzer stops at a finding: like ci/fuzz.sh --keep-going, start it again
     # from the grown corpus until the time is used up, and count every execution.
-    local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs dict first="" input saved
+    local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs flags first="" input saved
     mkdir -p "$w/findings"
     cp -r "corpus/$t" "$w/corpus"
-    dict=$(dict_of "$t")
+    libfuzzer_flags "$t"
+    first=$(printf '%s ' "${flags[@]}" | sed 's|-dict=[^ ]*/|-dict=|g; s/ $//')
     start=$(now)
     while left=$(awk -v a="$start" -v b="$(now)" -v s="$seconds" 'BEGIN { printf "%d", s - (b - a) }') && [ "$left" -gt 0 ]; do
         (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((left + 60)) "$bin" \
-            -seed=$((1 + stops)) -max_total_time="$left" ${dict:+-dict="$dict"} -timeout=10 -print_final_stats=1 \
+            -seed=$((1 + stops)) -max_total_time="$left" "${flags[@]}" -print_final_stats=1 \
             -artifact_prefix="$w/" corpus) >"$w/log" 2>&1 || true
         n=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
         execs=$((execs + n))
-        [ -n "$first" ] || first=$(grep -o 'will not generate inputs larger than [0-9]* bytes' "$w/log" | head -1 | sed 's/.* than /max_len /' || true)
         input=$(ls "$w"/crash-* "$w"/timeout-* "$w"/oom-* 2>/dev/null | head -1 || true)
         [ -n "$input" ] || break # the time is up
         stops=$((stops + 1))
@@ -80,7 +80,7 @@ run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
     secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
     rate[$key]=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
     [ $stops = 0 ] || rate[$key]+=" (*)"
-    note[$key]="$execs execs in $secs s, ${first:-max_len ?}$([ $stops = 0 ] || echo "; stopped on a finding $stops times, restarted each time")"
+    note[$key]="$execs execs in $secs s, $first$([ $stops = 0 ] || echo "; stopped on a finding $stops times, restarted each time")"
 }
 
 run_afl() { # TARGET BUILD_DIR KEY

@@ -91,11 +91,13 @@ new_findings() { find "$work/findings" -maxdepth 1 -type f -newer "$mark" -name 
 if [ "$engine" = libfuzzer ]; then
     # libFuzzer stops at the first crash: start it again with the time left,
     # from the grown corpus, until the time is up.
+    flags=$(ci/libfuzzer-flags.sh "$target") || exit 2
+    mapfile -t flags <<<"$flags"
     while :; do
         left=$((seconds - ($(date +%s) - start)))
         [ "$left" -gt 0 ] || break
         set +e
-        (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" -dict="$OLDPWD/$dict" -max_len=4096 -timeout=10 \
+        (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" "${flags[@]}" \
             -print_final_stats=1 -artifact_prefix=findings/ corpus "$OLDPWD/$seeds") 2>&1 |
             tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR|lossfuzz executor' |
             "${line_awk[@]}" '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1 { print; fflush() }' || true

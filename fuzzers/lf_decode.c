@@ -28,7 +28,8 @@ bool lf_target_parse(const char *name, lf_target *out)
 
 /* The input's shape from the size parameters, kept small enough that a
  * target with one more row (or an extra dim of 1) still fits the limit:
- * a wide row of C > 1024 comes with a batch of up to two. */
+ * a wide row of C > 1024 comes with a batch of up to two (fewer rows, never
+ * fewer classes, when the batch asked for does not fit). */
 static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
 {
     int64_t n = (prm[P_N] + 1) % 9, c = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
@@ -38,7 +39,9 @@ static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
     /* An empty batch counts as one row; one more must fit for a target with a
      * row too many; the input itself stays near half the limit (a wide case
      * costs what a hundred small ones do), which still holds two rows of 1025. */
-    const int64_t limit = LF_FUZZ_MAX_NUMEL, half = LF_FUZZ_MAX_NUMEL / 2 + 64, rows = n ? n : 1;
+    const int64_t limit = LF_FUZZ_MAX_NUMEL, half = LF_FUZZ_MAX_NUMEL / 2 + 64;
+    if (c > 1024 && n * c > half) n = half / c > 1 ? half / c : 1;
+    const int64_t rows = n ? n : 1;
     if ((rows + 1) * c * spatial > limit || rows * c * spatial > half) d[0] = d[1] = d[2] = 1;
     if ((rows + 1) * c > limit) c = limit / (rows + 1);
     if (rows * c > half) c = half / rows;
@@ -255,8 +258,7 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_lay
     if (!fill) pr->head += 2 * (size_t)c->target.numel;
     for (int64_t i = 0; fill && i < c->target.numel; i++) {
         unsigned v = lf_take_u16(pr);
-        double label = v < LF_LABEL_SPECIAL ? (double)(C > 0 ? (int64_t)(v % (unsigned)C) : 0)
-                                            : lf_special_label(v & 0x7f, C, c->ignore_index);
+        double label = v < LF_LABEL_SPECIAL ? (double)lf_plain_label(v, C) : lf_special_label(v & 0x7f, C, c->ignore_index);
         if ((v & 0x80) && v >= LF_LABEL_SPECIAL) label = (double)((v & 0x7f) % (C > 0 ? C : 1)) + 0.5;
         lf_st_f64(c->target.data, tdtype, i, label);
     }

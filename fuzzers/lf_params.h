@@ -20,11 +20,13 @@ enum {
 
 static const int lf_p_rank_class[] = {2, 1, 4, 3, 5};
 static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
-/* Wide rows: 1025 and 4097 (cut to what the element limit leaves per row),
- * 2 in 32: a wide case costs what a hundred small ones do, and the coverage
- * of lf_features.c keeps every wide input that reaches something new. */
+/* Wide rows, 4 in 32: 1025, 1536, 2049 and 4097 (cut to what the element
+ * limit leaves per row) - one past a block of 1024 threads, a half-full last
+ * block, one past two. A wide case costs what a hundred small ones do:
+ * libFuzzer weighs inputs by their execution time (fuzz_*.options), and the
+ * coverage of lf_features.c keeps every wide input that reaches something new. */
 static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 4097,
-                                       2, 3, 5, 4, 6, 10, 21, 32, 3, 2, 9, 17, 5, 12, 128, 2};
+                                       2, 3, 5, 4, 6, 10, 21, 32, 2049, 2, 9, 17, 5, 12, 128, 1536};
 static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
 static const lf_dtype lf_p_label_dtypes[] = {LF_I64, LF_U8, LF_I32, LF_BOOL, LF_F32, LF_F64, LF_F16, LF_BF16};
 /* Probability/BCE targets: index 0 means "the input's dtype". */
@@ -84,6 +86,18 @@ static inline double lf_special_label(unsigned k, int64_t C, int64_t ignore_inde
     case 11: return (double)C + 1;
     default: return fixed[k % LF_N_SPECIAL_LABELS];
     }
+}
+
+/* A label word below LF_LABEL_SPECIAL: v % C, except that in a row wider than
+ * a block of 1024 threads a word with the top bit set picks one of the row's
+ * last 8 classes (the last block, the vector tail), which v % C almost never
+ * does: a uniform label of a 1025-class row is the last one once in 1025. The
+ * encoder writes labels as themselves (below 0x8000), so they read back. */
+static inline int64_t lf_plain_label(unsigned v, int64_t C)
+{
+    if (C <= 0) return 0;
+    if (C > 1024 && (v & 0x8000u)) return C - 1 - (int64_t)(v % 8u);
+    return (int64_t)(v % (uint64_t)C);
 }
 
 #endif
