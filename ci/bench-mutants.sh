@@ -8,8 +8,8 @@
 # (libFuzzer -seed=R, AFL++ -s R). libFuzzer: ASan + UBSan build, the flags of
 # fuzzers/TARGET.options as ci/fuzz.sh. AFL++: plain build + the lossfuzz
 # custom mutator. A run counts as "found" only when its first finding is the
-# planted one (its DEDUP_TOKEN; an ASan or UBSan report for sanitizer/... rows). Builds are done first and not
-# timed. Which seeds already trigger each bug is always measured (the replay
+# planted one (its DEDUP_TOKEN; an ASan or UBSan report for sanitizer/...
+# rows). Builds are done first and not timed. Which seeds already trigger each bug is always measured (the replay
 # driver over corpus/TARGET): those find it by seed replay, at start-up.
 #   --runs N            runs per mutant, engine and corpus (default 3)
 #   --cap SECONDS       stop a run after this long (default 60)

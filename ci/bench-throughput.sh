@@ -54,11 +54,11 @@ dict_of() { if [ -f "$root/fuzzers/$1.dict" ]; then echo "$root/fuzzers/$1.dict"
 run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
     # libFuzzer stops at a finding: like ci/fuzz.sh --keep-going, start it again
     # from the grown corpus until the time is used up, and count every execution.
-    local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs flags first="" input saved
+    local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs flags about input saved
     mkdir -p "$w/findings"
     cp -r "corpus/$t" "$w/corpus"
     libfuzzer_flags "$t"
-    first=$(printf '%s ' "${flags[@]}" | sed 's|-dict=[^ ]*/|-dict=|g; s/ $//')
+    about=$(printf '%s ' "${flags[@]}" | sed 's|-dict=[^ ]*/|-dict=|g; s/ $//')
     start=$(now)
     while left=$(awk -v a="$start" -v b="$(now)" -v s="$seconds" 'BEGIN { printf "%d", s - (b - a) }') && [ "$left" -gt 0 ]; do
         (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((left + 60)) "$bin" \
@@ -73,14 +73,14 @@ run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
             saved=${TMPDIR:-/tmp}/bench-throughput-findings
             mkdir -p "$saved"
             cp "$input" "$saved/$key-$(basename "$input")"
-            first+="; first finding after $(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s: $(grep -m1 -oE 'DEDUP_TOKEN: [^ ]+|lf_decode: .*|ERROR: AddressSanitizer: [a-z-]+|runtime error: .*|ERROR: libFuzzer: [a-z -]+' "$w/log" || echo '?'), input $saved/$key-$(basename "$input")"
+            about+="; first finding after $(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s: $(grep -m1 -oE 'DEDUP_TOKEN: [^ ]+|lf_decode: .*|ERROR: AddressSanitizer: [a-z-]+|runtime error: .*|ERROR: libFuzzer: [a-z -]+' "$w/log" || echo '?'), input $saved/$key-$(basename "$input")"
         fi
         rm -f "$w"/crash-* "$w"/timeout-* "$w"/oom-*
     done
     secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
     rate[$key]=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
     [ $stops = 0 ] || rate[$key]+=" (*)"
-    note[$key]="$execs execs in $secs s, $first$([ $stops = 0 ] || echo "; stopped on a finding $stops times, restarted each time")"
+    note[$key]="$execs execs in $secs s, $about$([ $stops = 0 ] || echo "; stopped on a finding $stops times, restarted each time")"
 }
 
 run_afl() { # TARGET BUILD_DIR KEY

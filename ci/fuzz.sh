@@ -91,8 +91,8 @@ new_findings() { find "$work/findings" -maxdepth 1 -type f -newer "$mark" -name 
 if [ "$engine" = libfuzzer ]; then
     # libFuzzer stops at the first crash: start it again with the time left,
     # from the grown corpus, until the time is up.
-    flags=$(ci/libfuzzer-flags.sh "$target") || exit 2
-    mapfile -t flags <<<"$flags"
+    text=$(ci/libfuzzer-flags.sh "$target") || exit 2
+    mapfile -t flags <<<"$text"
     while :; do
         left=$((seconds - ($(date +%s) - start)))
         [ "$left" -gt 0 ] || break

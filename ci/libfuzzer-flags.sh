@@ -4,7 +4,8 @@
 # section of fuzzers/TARGET.options: the one place they are set, read the same
 # way by OSS-Fuzz and by every campaign and benchmark here (ci/fuzz.sh,
 # ci/bench-*.sh). `dict = NAME` becomes -dict=<absolute path of fuzzers/NAME>.
-# Use: mapfile -t flags < <(ci/libfuzzer-flags.sh fuzz_class)
+# Use: text=$(ci/libfuzzer-flags.sh fuzz_class) || exit 2; mapfile -t flags <<<"$text"
+# (a process substitution would hide its exit status).
 set -eu
 cd "$(dirname "$0")/.."
 target=${1:?usage: ci/libfuzzer-flags.sh TARGET}

@@ -40,7 +40,7 @@ static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
      * row too many; the input itself stays near half the limit (a wide case
      * costs what a hundred small ones do), which still holds two rows of 1025. */
     const int64_t limit = LF_FUZZ_MAX_NUMEL, half = LF_FUZZ_MAX_NUMEL / 2 + 64;
-    if (c > 1024 && n * c > half) n = half / c > 1 ? half / c : 1;
+    if (c > LF_WIDE_ROW && n * c > half) n = half / c > 1 ? half / c : 1;
     const int64_t rows = n ? n : 1;
     if ((rows + 1) * c * spatial > limit || rows * c * spatial > half) d[0] = d[1] = d[2] = 1;
     if ((rows + 1) * c > limit) c = limit / (rows + 1);

@@ -7,6 +7,7 @@
 #include "lf_features.h"
 
 #include "lf_kernels.h"
+#include "lf_params.h"
 
 /* Distinct, not folded into a table: one call per case. */
 __attribute__((noinline)) static void hit(volatile int k) { (void)k; }
@@ -20,7 +21,7 @@ static int classes_bucket(const lf_case *c)
 {
     const lf_tensor *in = &c->input;
     int64_t C = in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 1;
-    return C <= 1 ? 0 : C <= 64 ? 1 : C <= 1024 ? 2 : 3; /* past 1024: more than a block of threads */
+    return C <= 1 ? 0 : C <= 64 ? 1 : C <= LF_WIDE_ROW ? 2 : 3;
 }
 
 /* The largest class-index label: small, within a block of 1024 threads, or past it. */
@@ -33,7 +34,7 @@ static int label_bucket(const lf_case *c)
         int64_t v = lf_load_i64(t->data, t->dtype, i);
         hi = v > hi ? v : hi;
     }
-    return hi < 64 ? 0 : hi < 1024 ? 1 : 2;
+    return hi < 64 ? 0 : hi < LF_WIDE_ROW ? 1 : 2;
 }
 
 static int weight_kind(const lf_tensor *w)

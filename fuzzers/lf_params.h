@@ -18,6 +18,11 @@ enum {
 
 #define LF_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A row is wide past one block of 1024 threads (a kernel's one-block-per-row
+ * layout then needs a second pass or block): the decoder, the labels and the
+ * structure coverage all draw the line here. */
+#define LF_WIDE_ROW 1024
+
 static const int lf_p_rank_class[] = {2, 1, 4, 3, 5};
 static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
 /* Wide rows, 4 in 32: 1025, 1536, 2049 and 4097 (cut to what the element
@@ -96,7 +101,7 @@ static inline double lf_special_label(unsigned k, int64_t C, int64_t ignore_inde
 static inline int64_t lf_plain_label(unsigned v, int64_t C)
 {
     if (C <= 0) return 0;
-    if (C > 1024 && (v & 0x8000u)) return C - 1 - (int64_t)(v % 8u);
+    if (C > LF_WIDE_ROW && (v & 0x8000u)) return C - 1 - (int64_t)(v % 8u);
     return (int64_t)(v % (uint64_t)C);
 }
 
