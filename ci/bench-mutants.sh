@@ -158,7 +158,7 @@ run_afl() { # MUTANT RUN WORKDIR SEEDS
     bin=$root/${afl_dir[$m]}/fuzzers/$t
     mkdir -p "$w"
     start=$(now)
-    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+    AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_TRY_AFFINITY=1 \
         AFL_FAST_CAL=1 AFL_STATSD=0 AFL_BENCH_UNTIL_CRASH=1 AFL_CUSTOM_MUTATOR_LIBRARY="$mutator/lf_afl_mutator_$t.so" \
         LOSSFUZZ_FINDINGS="" LOSSFUZZ_BACKEND=sim timeout -s INT $((cap + 60)) \
         afl-fuzz -i "$seeds" -o "$w/afl" -V "$cap" -x "fuzzers/$t.dict" -t 10000 -s "$r" -- "$bin" \

@@ -89,7 +89,7 @@ run_afl() { # TARGET BUILD_DIR KEY
     cp -r "corpus/$t" "$w/seeds"
     dict=$(dict_of "$t")
     case $t in fuzz_class|fuzz_prob) mut=$mutators/lf_afl_mutator_$t.so ;; esac
-    env AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+    env AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_TRY_AFFINITY=1 \
         AFL_FAST_CAL=1 AFL_STATSD=0 ${mut:+AFL_CUSTOM_MUTATOR_LIBRARY=$mut} \
         LOSSFUZZ_FINDINGS="" LOSSFUZZ_BACKEND=sim timeout -s INT $((seconds + 60)) \
         afl-fuzz -i "$w/seeds" -o "$w/afl" -V "$seconds" ${dict:+-x "$dict"} -t 10000 -s 1 -- "$bin" \
