@@ -1,6 +1,6 @@
 #!/bin/bash
 # ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--asserts soft|hard]
-#            [--fast] [--mutant NAME] [--out DIR] [--keep-going]
+#            [--fast] [--mutant NAME] [--kernel LIB.so|py:MODULE:FUNCTION] [--out DIR] [--keep-going]
 # A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
 # fuzz_prob, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
 # minimizes every finding into a JSON regression and ends with a summary line:
@@ -15,14 +15,16 @@
 # kernels with real device asserts in executor workers that die with each and
 # are replaced (harness/exec); --backend cuda always runs the kernels in
 # workers (a CUDA build of lossfuzz, build-fuzz/replay-cuda), the fuzzing
-# process links no CUDA. Exit: 0 no finding, 1 findings, 2 usage or build error.
+# process links no CUDA. --kernel fuzzes your kernel (include/lossfuzz/kernel.h)
+# against the spec instead of lossfuzz's own: its findings and repros go to
+# fuzz-out/TARGET-kernel-NAME/. Exit: 0 no finding, 1 findings, 2 usage or build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 target=$1 seconds=$2
 shift 2
-engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" keep_going=0
+engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" keep_going=0 kernel=""
 while [ $# -gt 0 ]; do
     case $1 in
     --engine) engine=$2; shift ;;
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
     --asserts) asserts=$2; shift ;;
     --fast) sanitize="" ;;
     --mutant) mutant=$2; shift ;;
+    --kernel) kernel=$2; shift ;;
     --out) out=$2; shift ;;
     --keep-going) keep_going=1 ;;
     *) echo "fuzz.sh: unknown option $1" >&2; usage ;;
@@ -43,6 +46,14 @@ case $engine in libfuzzer|afl) ;; *) echo "fuzz.sh: --engine must be libfuzzer o
 case $backend in sim|cuda) ;; *) echo "fuzz.sh: --backend must be sim or cuda" >&2; exit 2 ;; esac
 case $asserts in soft|hard) ;; *) echo "fuzz.sh: --asserts must be soft or hard" >&2; exit 2 ;; esac
 [[ $seconds =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || { echo "fuzz.sh: SECONDS must be a positive integer" >&2; exit 2; }
+kernel_name=""
+if [ -n "$kernel" ]; then # the campaign runs from elsewhere: a library by its absolute path
+    if [[ $kernel != py:* ]]; then
+        [ -f "$kernel" ] || { echo "fuzz.sh: --kernel $kernel: no such file" >&2; exit 2; }
+        kernel=$(realpath "$kernel")
+    fi
+    kernel_name=$(basename "${kernel#py:}" .so | tr -c 'A-Za-z0-9_.\n-' _)
+fi
 
 build_args=()
 [ -z "$sanitize" ] || build_args+=(--sanitize)
@@ -57,9 +68,9 @@ if [ "$backend" = cuda ]; then
     worker=$PWD/$(ci/build-fuzz.sh replay --cuda ${mutant:+--mutant "$mutant"} | tail -1)/lossfuzz || exit 2
 fi
 bin=$dir/fuzzers/$target
-work=fuzz-out/$target${mutant:+-$mutant} # a planted bug's findings never mix with real ones
+work=fuzz-out/$target${mutant:+-$mutant}${kernel_name:+-kernel-$kernel_name} # a planted bug's or your kernel's findings never mix with lossfuzz's
 mkdir -p "$work/corpus" "$work/findings"
-[ -n "$out" ] || { [ -n "$mutant" ] && out=$work/repros || out=regressions; }
+[ -n "$out" ] || { [ -n "$mutant$kernel" ] && out=$work/repros || out=regressions; }
 mkdir -p "$out"
 export LOSSFUZZ_FINDINGS=$PWD/$work/findings LOSSFUZZ_BACKEND=$backend LOSSFUZZ_ASSERTS=$asserts LOSSFUZZ_WORKER=$worker
 dict=fuzzers/$target.dict
@@ -68,9 +79,14 @@ dict=fuzzers/$target.dict
 # with the reason, rather than as a "finding" of its first input.
 path_args=(--backend "$backend" --asserts "$asserts")
 [ "$backend" = sim ] || path_args+=(--executor)
-if [ "$backend" = cuda ] || [ "$asserts" = hard ]; then
-    "$dir/lossfuzz" check "${path_args[@]}" regressions/all_targets_ignored_mean.json >/dev/null ||
-        { echo "fuzz.sh: the $backend workers do not run (above); no campaign" >&2; exit 2; }
+if [ -n "$kernel" ]; then
+    export LOSSFUZZ_KERNEL=$kernel
+    path_args+=(--kernel "$kernel")
+fi
+if [ "$backend" = cuda ] || [ "$asserts" = hard ] || [ -n "$kernel" ]; then
+    rc=0 # 1 (a finding there) is for the campaign to report; 2: the workers do not start
+    "$dir/lossfuzz" check "${path_args[@]}" regressions/all_targets_ignored_mean.json >/dev/null || rc=$?
+    [ "$rc" -ne 2 ] || { echo "fuzz.sh: the $backend workers do not run (above); no campaign" >&2; exit 2; }
 fi
 
 seeds=corpus/$target
@@ -180,7 +196,7 @@ n=${#repros[@]}
 rate=$((execs / (elapsed > 0 ? elapsed : 1)))
 hard_note=""
 [ "$asserts" = soft ] || hard_note=" (hard asserts)"
-summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
+summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)}${kernel:+ (kernel: $kernel_name)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
 [ "$n" -eq 0 ] || summary="$summary ($(printf '%s\n' "${classes[@]}" | paste -sd, -)), minimized repros: ${repros[*]}"
 echo "$summary"
 [ "$n" -eq 0 ]

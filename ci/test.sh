@@ -5,7 +5,8 @@
 # replay, and the conformance run against PyTorch (tests labelled gpu skip
 # without a GPU). Then every planted bug must be caught (ci/mutants.sh), and
 # each fuzz target gets a short libFuzzer and AFL++ smoke campaign, and
-# campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh).
+# campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh);
+# the buggy example kernel (examples/kernels) is found by a campaign.
 # Hard-assert campaigns run through the executor's workers on the simulation.
 set -eu
 cd "$(dirname "$0")/.."
@@ -43,6 +44,17 @@ ci/fuzz.sh fuzz_class 10 --engine afl --fast --asserts hard --out "$(mktemp -d)"
 ci/fuzz.sh fuzz_class 20 --fast --asserts hard --mutant off_by_one --out "$(mktemp -d)" 2>&1 | tail -1 |
     grep -q 'findings: [1-9].*guard-miss/label_out_of_range' || { echo "ci: off_by_one not found with hard asserts"; exit 1; }
 total=$((total + 3))
+echo "== kernels under test: the buggy example is found, minimized and kept =="
+out=$(mktemp -d)
+ci/fuzz.sh fuzz_class 30 --kernel build/examples/kernels/ce_buggy.so --out "$out" 2>&1 | tail -1 |
+    grep -Eq 'findings: [1-9].*(kernel-silent|oob-read)' || { echo "ci: the buggy example kernel was not found"; exit 1; }
+# Its repro keeps failing on the buggy kernel and passes on the guarded one.
+set -- "$out"/*.json
+build/lossfuzz check --kernel build/examples/kernels/ce_buggy.so "$@" >/dev/null &&
+    { echo "ci: the buggy kernel's repro passes on it"; exit 1; }
+build/lossfuzz check --kernel build/examples/kernels/ce_guarded.so "$@" >/dev/null ||
+    { echo "ci: the buggy kernel's repro fails on the guarded kernel"; exit 1; }
+total=$((total + 1))
 echo "== campaigns keep what they report =="
 ci/campaign-test.sh
 total=$((total + 4))

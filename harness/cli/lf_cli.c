@@ -62,6 +62,7 @@ int lf_cli_path_option(const char *command, int o, const char *arg, lf_paths_con
     case 'a': return lf_cli_parse_asserts(command, arg, &cfg->hard_asserts) ? 1 : -1;
     case 'E': cfg->executor = true; return 1;
     case 'T': cfg->torch = true; return 1;
+    case 'K': cfg->kernel = arg; return 1;
     case 'W':
         cfg->timeout_s = strtod(arg, &end);
         if (*end || end == arg || !(cfg->timeout_s > 0)) {

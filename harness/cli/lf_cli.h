@@ -40,7 +40,7 @@ bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
 #define LF_CLI_PATH_OPTIONS                                                                         \
     {"backend", required_argument, NULL, 'b'}, {"asserts", required_argument, NULL, 'a'},           \
         {"executor", no_argument, NULL, 'E'}, {"torch", no_argument, NULL, 'T'},                    \
-        {"timeout", required_argument, NULL, 'W'}
+        {"timeout", required_argument, NULL, 'W'}, {"kernel", required_argument, NULL, 'K'}
 #define LF_CLI_PATH_HELP                                                                            \
     "  --backend B     where kernels run: sim (the CPU simulation, default) or cuda\n"               \
     "  --asserts M     soft (default: a failed kernel assert is recorded) or hard (a real\n"         \
@@ -49,7 +49,9 @@ bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
     "  --executor      run the kernels in worker processes even with soft asserts\n"              \
     "  --torch         also run real PyTorch (a Python worker; CUDA with --backend cuda)\n"        \
     "                  and check it against the spec\n"                                            \
-    "  --timeout S     a worker that takes longer than S seconds on a case is a hang (60)\n"
+    "  --timeout S     a worker that takes longer than S seconds on a case is a hang (60)\n"  \
+    "  --kernel K      the kernel under test, judged against the spec: LIB.so (a library\n"  \
+    "                  built against include/lossfuzz/kernel.h) or py:MODULE:FUNCTION\n"
 /* Handles option o of LF_CLI_PATH_OPTIONS into cfg: 1 handled, 0 not one of
  * them, -1 a bad value (printed, naming the command). */
 int lf_cli_path_option(const char *command, int o, const char *arg, lf_paths_config *cfg);

@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: lossfuzz minimize [--target T] [--backend sim|cuda] [--asserts soft|hard] [--out DIR]\n"
-    "                         [--max-time S] FILE...\n"
+    "                         [--kernel LIB.so|py:MODULE:FUNCTION] [--max-time S] FILE...\n"
     "\n"
     "Shrinks each case structurally (fewer dims, smaller batch, fewer classes,\n"
     "simpler dtypes, default options, simpler values) while it keeps its signature:\n"
@@ -35,6 +35,8 @@ static const char usage[] =
     "                 T: fuzz_class, fuzz_prob, fuzz_json (guessed from the path in a\n"
     "                 crash location)\n"
     "  --out DIR      where the regression goes (default regressions/)\n"
+    "  --kernel K     keep a finding of the kernel under test (include/lossfuzz/kernel.h);\n"
+    "                 the regression's note names it\n"
     "  --max-time S   stop minimizing a file after S seconds (default 30; 0: no bound)\n"
     "                 and write the smallest case so far that keeps the signature; the\n"
     "                 result line then ends \"(cut short at --max-time S s)\"\n"
@@ -111,7 +113,7 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
     }
     double ms = lf_now_ms() - t0;
     bool existed;
-    ok = lf_save_regression(&c, st.signature, out_dir, out, sizeof out, &existed);
+    ok = lf_save_regression(&c, st.signature, lf_paths_kernel_name(be), out_dir, out, sizeof out, &existed);
     /* ci/fuzz.sh and ci/bench-minimize.sh read this line: "PATH: SIG: ... -> OUT" */
     printf("%s: %s: %lld -> %lld elements, %d steps, %d tries, %.0f ms -> %s%s", path, st.signature,
            (long long)before, (long long)(c.input.numel + c.target.numel), st.steps, st.tries, ms, out,

@@ -89,7 +89,7 @@ static bool save_regression(const lf_case *crop, const char *sig, const lf_resul
         lf_case_free(&min);
         return false;
     }
-    bool ok = lf_save_regression(&min, ms.signature, out_dir, saved, len, &existed);
+    bool ok = lf_save_regression(&min, ms.signature, lf_paths_kernel_name(be), out_dir, saved, len, &existed);
     if (!ok) snprintf(saved, len, "not saved: could not write into %s", out_dir);
     lf_case_free(&min);
     return ok;

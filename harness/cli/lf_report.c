@@ -71,9 +71,11 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     json_t *o = json_object();
     json_object_set_new(o, "file", json_string(file));
     json_object_set_new(o, "spec", result_json(&v->spec, false));
-    json_object_set_new(o, "reference", result_json(&v->reference, false));
-    json_object_set_new(o, "guard", result_json(&v->guard, true));
+    if (v->reference.kind != LF_OUTCOME_NONE) json_object_set_new(o, "reference", result_json(&v->reference, false));
+    if (v->guard.kind != LF_OUTCOME_NONE) json_object_set_new(o, "guard", result_json(&v->guard, true));
     if (v->has_torch) json_object_set_new(o, "torch", result_json(&v->torch, false));
+    if (v->has_kernel) json_object_set_new(o, "kernel", result_json(&v->kernel, false));
+    if (v->kernel_skip[0]) json_object_set_new(o, "kernel_skipped", json_string(v->kernel_skip));
     if (v->torch_known[0]) json_object_set_new(o, "torch_known_difference", json_string(v->torch_known));
     json_object_set_new(o, "verdict", json_string(v->finding ? "finding" : "pass"));
     if (v->guarded_silent) json_object_set_new(o, "guarded_silent", json_string(v->spec.silent));
@@ -113,9 +115,11 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     fprintf(out, "%s: %s, input %s %s, target %s %s\n", file, lf_loss_name(c->loss),
             lf_dtype_name(c->input.dtype), is, lf_dtype_name(c->target.dtype), ts);
     text_line(out, "spec", &v->spec, false);
-    text_line(out, "reference", &v->reference, false);
-    text_line(out, "guard", &v->guard, true);
+    if (v->reference.kind != LF_OUTCOME_NONE) text_line(out, "reference", &v->reference, false);
+    if (v->guard.kind != LF_OUTCOME_NONE) text_line(out, "guard", &v->guard, true);
     if (v->has_torch) text_line(out, "torch", &v->torch, false);
+    if (v->has_kernel) text_line(out, "kernel", &v->kernel, false);
+    if (v->kernel_skip[0]) fprintf(out, "  %-10s skipped        it does not claim the case's %s\n", "kernel", v->kernel_skip);
     if (v->torch_known[0]) fprintf(out, "  %-10s known          %s\n", "", v->torch_known);
     if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
     else if (v->guarded_silent)

@@ -30,6 +30,8 @@ struct lf_exec {
     uint64_t next_id;
     lf_exec_stats stats;
     char device[64], torch[32];
+    lf_kernel_claims claims; /* the hello's "kernel" object, when it has one */
+    bool has_claims;
 };
 
 static double timeout_ms(const lf_exec *x) { return (x->o.timeout_s > 0 ? x->o.timeout_s : 60) * 1e3; }
@@ -73,6 +75,14 @@ static bool await_ready(lf_exec *x, lf_proc *p, char *err, size_t errlen)
         const char *tv = json_string_value(json_object_get(h, "torch"));
         snprintf(x->device, sizeof x->device, "%s", dev ? dev : "?");
         snprintf(x->torch, sizeof x->torch, "%s", tv ? tv : "");
+        const json_t *claims = json_object_get(h, "kernel");
+        if (claims && !lf_kernel_claims_parse(claims, &x->claims, err, errlen)) {
+            json_decref(h);
+            lf_proc_kill(p);
+            lf_proc_close(p);
+            return false;
+        }
+        x->has_claims = claims != NULL;
         p->ready = true;
         json_decref(h);
         return true;
@@ -157,14 +167,18 @@ static void path_error(lf_result *r, const char *error, const char *fmt, ...)
 
 bool lf_exec_parse_assert_line(const char *line, lf_result *r)
 {
+    /* CUDA: "FILE:LINE: KERNEL: block: [..], thread: [..] Assertion `COND` failed."
+     * glibc's assert() (a kernel under test on the CPU):
+     * "PROG: FILE:LINE: FUNCTION: Assertion `COND' failed." */
     const char *block = strstr(line, ": block: [");
     const char *a = strstr(line, "Assertion `");
-    const char *b = a ? strchr(a + 11, '`') : NULL;
-    if (!block || !b) return false;
-    const char *k = block;
+    const char *b = !a ? NULL : block ? strchr(a + 11, '`') : strstr(a + 11, "' failed");
+    const char *kend = block ? block : a && a - line >= 2 && a[-2] == ':' ? a - 2 : NULL;
+    if (!kend || !b) return false;
+    const char *k = kend;
     while (k > line && (k[-1] == '_' || (k[-1] >= '0' && k[-1] <= '9') || ((k[-1] | 32) >= 'a' && (k[-1] | 32) <= 'z'))) k--;
     char kernel[128], cond[256];
-    snprintf(kernel, sizeof kernel, "%.*s", (int)(block - k), k);
+    snprintf(kernel, sizeof kernel, "%.*s", (int)(kend - k), k);
     snprintf(cond, sizeof cond, "%.*s", (int)(b - a - 11), a + 11);
     lf_result_init(r);
     r->kind = LF_OUTCOME_DEVICE_ASSERT;
@@ -173,7 +187,8 @@ bool lf_exec_parse_assert_line(const char *line, lf_result *r)
     r->index = -1; /* CUDA's line names the block and thread, not the element */
     snprintf(r->error, sizeof r->error, "label_out_of_range");
     snprintf(r->exception, sizeof r->exception, "RuntimeError");
-    snprintf(r->message, sizeof r->message, "device-side assert (the worker's context died): %.400s", k);
+    snprintf(r->message, sizeof r->message, "%s (the worker's context died): %.400s",
+             block ? "device-side assert" : "assert() failed", k);
     return true;
 }
 
@@ -197,6 +212,7 @@ typedef enum { END_EOF, END_HANG, END_DEAD, END_GARBLED } end_kind;
 static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dead, lf_result *r)
 {
     char last[512], what[128];
+    const char *oob;
     key_line(p, last, sizeof last);
     if (how == END_HANG) {
         x->stats.hangs++;
@@ -210,6 +226,10 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
     } else if (how == END_GARBLED) {
         x->stats.crashes++;
         path_error(r, "worker_crash", "the worker broke the protocol: %s", dead);
+    } else if ((oob = strstr(p->tail, "lossfuzz: out-of-bounds "))) { /* a fenced buffer's neighbour (lf_fence.h) */
+        x->stats.crashes++;
+        bool write_access = !strncmp(oob + 24, "write", 5);
+        path_error(r, write_access ? "oob_write" : "oob_read", "%.*s", (int)strcspn(oob + 10, "\n"), oob + 10);
     } else {
         x->stats.crashes++;
         if (p->status >= 0 && WIFSIGNALED(p->status))
@@ -316,6 +336,7 @@ bool lf_exec_run(lf_exec *x, const lf_wire_path *paths, int n_paths, const lf_ca
 
 const char *lf_exec_device(const lf_exec *x) { return x->device; }
 const char *lf_exec_torch_version(const lf_exec *x) { return x->torch; }
+const lf_kernel_claims *lf_exec_kernel_claims(const lf_exec *x) { return x->has_claims ? &x->claims : NULL; }
 const lf_exec_stats *lf_exec_stats_of(const lf_exec *x) { return &x->stats; }
 
 void lf_exec_stop(lf_exec *x)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lf_kernel_claims.h"
 #include "lf_wire.h"
 
 typedef struct lf_exec lf_exec;
@@ -48,6 +49,9 @@ bool lf_exec_run(lf_exec *x, const lf_wire_path *paths, int n_paths, const lf_ca
 const char *lf_exec_device(const lf_exec *x);
 const char *lf_exec_torch_version(const lf_exec *x);
 const lf_exec_stats *lf_exec_stats_of(const lf_exec *x);
+/* The claims of the kernel under test its workers serve (their hello's
+ * "kernel"), or NULL for workers of the other paths. */
+const lf_kernel_claims *lf_exec_kernel_claims(const lf_exec *x);
 void lf_exec_stop(lf_exec *x);
 
 /* GPUs visible to CUDA, counted without initializing it ($CUDA_VISIBLE_DEVICES,

@@ -1,7 +1,9 @@
 /* lf_exec_backend.c - options -> a backend whose paths run in this process or
  * in executor workers (lf_exec_backend.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "lf_exec_backend.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,8 @@ bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen)
     cfg->hard_asserts = asserts && !strcmp(asserts, "hard");
     cfg->executor = env_flag("LOSSFUZZ_EXECUTOR") || !strcmp(cfg->backend, "cuda");
     cfg->torch = env_flag("LOSSFUZZ_TORCH");
+    const char *kernel = getenv("LOSSFUZZ_KERNEL");
+    cfg->kernel = kernel && *kernel ? kernel : NULL;
     char *end = NULL;
     cfg->timeout_s = t && *t ? strtod(t, &end) : 0;
     if (t && *t && (*end || cfg->timeout_s <= 0)) {
@@ -112,6 +116,25 @@ static lf_exec *start_torch(const lf_paths_config *cfg, char *err, size_t errlen
     return NULL;
 }
 
+/* The kernel under test in its own worker: a C worker that loads LIB.so,
+ * given by its absolute path (workers may run elsewhere). */
+static lf_exec *start_kernel_under_test(const lf_paths_config *cfg, char *err, size_t errlen)
+{
+    char bin[4096], lib[4096];
+    if (!strncmp(cfg->kernel, "py:", 3)) {
+        snprintf(err, errlen, "--kernel %s: Python kernels are not served yet", cfg->kernel);
+        return NULL;
+    }
+    if (!realpath(cfg->kernel, lib)) {
+        snprintf(err, errlen, "kernel library %s: %s", cfg->kernel, strerror(errno));
+        return NULL;
+    }
+    if (!worker_binary(cfg, bin, sizeof bin, err, errlen)) return NULL;
+    const char *argv[] = {bin, "worker", "--backend", cfg->backend, "--kernel", lib, NULL};
+    lf_exec_options o = {"kernel worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
+    return lf_exec_start(&o, err, errlen);
+}
+
 static lf_exec *start_kernels(const lf_paths_config *cfg, char *err, size_t errlen)
 {
     char bin[4096];
@@ -132,17 +155,16 @@ const lf_backend *lf_paths_open(const lf_paths_config *cfg, char *err, size_t er
         snprintf(err, errlen, "%s", why);
         return NULL;
     }
-    if (!out_of_process && !cfg->torch) return base;
+    if (!out_of_process && !cfg->torch && !cfg->kernel) return base;
     lf_backend *be = malloc(sizeof *be);
     *be = *base; /* with exec set, the oracle sends the kernel paths to workers, never to these */
     be->name = cfg->backend;
-    be->exec = be->torch = NULL;
-    if (out_of_process && !(be->exec = start_kernels(cfg, err, errlen))) {
-        free(be);
-        return NULL;
-    }
-    if (cfg->torch && !(be->torch = start_torch(cfg, err, errlen))) {
+    be->exec = be->torch = be->kernel = NULL;
+    if ((out_of_process && !(be->exec = start_kernels(cfg, err, errlen))) ||
+        (cfg->torch && !(be->torch = start_torch(cfg, err, errlen))) ||
+        (cfg->kernel && !(be->kernel = start_kernel_under_test(cfg, err, errlen)))) {
         lf_exec_stop(be->exec);
+        lf_exec_stop(be->torch);
         free(be);
         return NULL;
     }
@@ -151,8 +173,15 @@ const lf_backend *lf_paths_open(const lf_paths_config *cfg, char *err, size_t er
 
 void lf_paths_close(const lf_backend *be)
 {
-    if (!be || (!be->exec && !be->torch)) return;
+    if (!be || (!be->exec && !be->torch && !be->kernel)) return; /* a static backend, in process */
     lf_exec_stop(be->exec);
     lf_exec_stop(be->torch);
+    lf_exec_stop(be->kernel);
     free((void *)be);
+}
+
+const char *lf_paths_kernel_name(const lf_backend *be)
+{
+    const lf_kernel_claims *k = be && be->kernel ? lf_exec_kernel_claims(be->kernel) : NULL;
+    return k ? k->name : NULL;
 }

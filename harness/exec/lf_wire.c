@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static const char *const path_names[LF_WIRE_PATH_COUNT] = {"reference", "guard", "torch"};
+static const char *const path_names[LF_WIRE_PATH_COUNT] = {"reference", "guard", "torch", "kernel"};
 static const char *const tensor_keys[4] = {"input", "target", "weight", "pos_weight"};
 
 const char *lf_wire_path_name(lf_wire_path p) { return p < LF_WIRE_PATH_COUNT ? path_names[p] : "?"; }

@@ -13,7 +13,9 @@
  * A worker first writes a hello, once it is ready (CUDA context made, torch
  * imported):
  *   {"hello": "lossfuzz-worker", "protocol": 1, "paths": ["reference", "guard"],
- *    "device": "sim" | "cuda:0" | "cpu", "torch": "2.11.0" (Python only)}
+ *    "device": "sim" | "cuda:0" | "cpu", "torch": "2.11.0" (Python only),
+ *    "kernel": {...}}   (a worker serving the kernel under test: its claims,
+ *                        harness/kernel/lf_kernel_claims.h)
  * Then, per request:
  *   {"id": 7, "paths": ["reference", "guard"], "shm_size": 8192,
  *    "out_at": 4096, "out_cap": 64,
@@ -54,7 +56,8 @@
 enum { LF_FD_REQUESTS = 3, LF_FD_ANSWERS = 4, LF_FD_SHM = 5 };
 
 /* The paths a worker can run. */
-typedef enum { LF_WIRE_REFERENCE, LF_WIRE_GUARD, LF_WIRE_TORCH, LF_WIRE_PATH_COUNT } lf_wire_path;
+/* kernel: the kernel under test (harness/kernel), in a worker started with --kernel. */
+typedef enum { LF_WIRE_REFERENCE, LF_WIRE_GUARD, LF_WIRE_TORCH, LF_WIRE_KERNEL, LF_WIRE_PATH_COUNT } lf_wire_path;
 const char *lf_wire_path_name(lf_wire_path p);
 #define LF_WIRE_MAX_PATHS 2
 

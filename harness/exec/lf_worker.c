@@ -15,6 +15,9 @@
 
 #include "lf_exec_proc.h" /* LF_PROC_SPIN_MS */
 
+#include <jansson.h>
+
+#include "lf_fence.h"
 #include "lf_guard.h"
 #include "lf_run.h"
 
@@ -82,19 +85,32 @@ static bool inject_fault(const lf_case *c, uint64_t id)
     }
 }
 
-static void run_path(lf_wire_path path, const lf_case *c, const lf_backend *be, lf_result *r)
+static void run_path(lf_wire_path path, const lf_case *c, const lf_backend *be, const lf_kernel_lib *kernel,
+                     lf_result *r)
 {
-    if (path == LF_WIRE_REFERENCE) lf_reference_run(c, be, r);
-    else if (path == LF_WIRE_GUARD) lf_guard_run(c, be, r);
-    else lf_result_error(r, "unsupported_path", "RuntimeError", "this worker runs the reference and guard paths");
+    if (kernel && path == LF_WIRE_KERNEL)
+        lf_kernel_lib_run(kernel, c, kernel->table->device == kDLCUDA ? be : lf_fence_backend(), r);
+    else if (!kernel && path == LF_WIRE_REFERENCE) lf_reference_run(c, be, r);
+    else if (!kernel && path == LF_WIRE_GUARD) lf_guard_run(c, be, r);
+    else lf_result_error(r, "unsupported_path", "RuntimeError", "this worker runs the %s", kernel ? "kernel path" : "reference and guard paths");
 }
 
-int lf_worker_main(const lf_backend *be, const char *device)
+/* The hello line (malloc'd): the paths served, the device, a kernel's claims. */
+static char *hello_line(const char *device, const lf_kernel_lib *kernel)
 {
-    char hello[256];
-    snprintf(hello, sizeof hello,
-             "{\"hello\": \"lossfuzz-worker\", \"protocol\": %d, \"paths\": [\"reference\", \"guard\"], \"device\": \"%s\"}\n",
-             LF_WIRE_PROTOCOL, device);
+    json_t *h = json_pack("{s:s, s:i, s:[s], s:s}", "hello", "lossfuzz-worker", "protocol", LF_WIRE_PROTOCOL, "paths",
+                          kernel ? "kernel" : "reference", "device", device);
+    if (kernel) json_object_set_new(h, "kernel", lf_kernel_claims_json(&kernel->claims));
+    else json_array_append_new(json_object_get(h, "paths"), json_string("guard"));
+    char *text = json_dumps(h, JSON_COMPACT), *line = text ? malloc(strlen(text) + 2) : NULL;
+    if (line) sprintf(line, "%s\n", text);
+    free(text);
+    json_decref(h);
+    return line;
+}
+
+int lf_worker_main(const lf_backend *be, const char *device, const lf_kernel_lib *kernel)
+{
     /* Run by hand, without the executor's fds: say so (the hello would go nowhere). */
     if (fcntl(LF_FD_ANSWERS, F_GETFD) < 0 || fcntl(LF_FD_SHM, F_GETFD) < 0 ||
         fcntl(LF_FD_REQUESTS, F_SETFL, O_NONBLOCK)) {
@@ -102,7 +118,11 @@ int lf_worker_main(const lf_backend *be, const char *device)
                 LF_FD_REQUESTS, LF_FD_ANSWERS, LF_FD_SHM);
         return 2;
     }
-    if (!lf_wire_send(LF_FD_ANSWERS, hello)) return 2;
+    if (kernel && kernel->table->device == kDLCPU) lf_fence_install();
+    char *hello = hello_line(device, kernel);
+    bool greeted = hello && lf_wire_send(LF_FD_ANSWERS, hello);
+    free(hello);
+    if (!greeted) return 2;
     lf_line_reader in = {0};
     char *line;
     lf_wire_shm shm = {LF_FD_SHM, NULL, 0};
@@ -124,7 +144,7 @@ int lf_worker_main(const lf_backend *be, const char *device)
         const char *broken = NULL;
         for (int i = 0; i < info.n_paths; i++) {
             lf_result_init(&r[i]);
-            if (!broken) run_path(info.paths[i], &c, be, &r[i]);
+            if (!broken) run_path(info.paths[i], &c, be, kernel, &r[i]);
             if (!broken && be->broken) broken = be->broken();
         }
         bool sent = true;

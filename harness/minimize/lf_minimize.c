@@ -284,7 +284,7 @@ bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts,
     return true;
 }
 
-void lf_make_regression(lf_case *c, const char *signature)
+void lf_make_regression(lf_case *c, const char *signature, const char *kernel)
 {
     lf_result spec;
     lf_spec_run(c, &spec);
@@ -294,7 +294,8 @@ void lf_make_regression(lf_case *c, const char *signature)
     const char *hint = lf_signature_is_finding(signature) ? NULL : strchr(signature, '/');
     hint = hint ? strchr(hint + 1, '/') : NULL;
     snprintf(c->expect_hint, sizeof c->expect_hint, "%s", hint ? hint + 1 : "");
-    snprintf(c->note, sizeof c->note, "minimized by lossfuzz; signature %s", signature);
+    snprintf(c->note, sizeof c->note, "minimized by lossfuzz; signature %s%s%s", signature,
+             kernel ? "; kernel under test: " : "", kernel ? kernel : "");
     lf_result_free(&spec);
     free(c->expect_value);
     c->expect_value = NULL;
@@ -304,10 +305,11 @@ void lf_make_regression(lf_case *c, const char *signature)
         if (ts[k]->numel <= 256) ts[k]->generated = false; /* small: show the numbers */
 }
 
-bool lf_save_regression(lf_case *c, const char *signature, const char *dir, char *path, size_t len, bool *existed)
+bool lf_save_regression(lf_case *c, const char *signature, const char *kernel, const char *dir, char *path, size_t len,
+                        bool *existed)
 {
     char stem[200], name[220];
-    lf_make_regression(c, signature);
+    lf_make_regression(c, signature, kernel);
     char *json = lf_case_to_json(c);
     if (!json) return false;
     lf_finding_file_stem(stem, sizeof stem, signature, lf_hash_bytes(json, strlen(json)));

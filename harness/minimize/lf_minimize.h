@@ -75,13 +75,15 @@ bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, con
 bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
                        const lf_minimize_opts *limits, lf_case *out, lf_minimize_stats *st, char *err, size_t errlen);
 
-/* Sets expect / expect_error from the spec and a note naming the signature,
- * and makes small tensors explicit lists, so the case reads as a regression. */
-void lf_make_regression(lf_case *c, const char *signature);
+/* Sets expect / expect_error from the spec and a note naming the signature
+ * (and the kernel under test, when not NULL), and makes small tensors
+ * explicit lists, so the case reads as a regression. */
+void lf_make_regression(lf_case *c, const char *signature, const char *kernel);
 
 /* lf_make_regression, then writes the case atomically as
  * DIR/<signature>-<content hash>.json; `path` gets that path, `existed` whether
  * it was there already (minimizing a minimized case changes nothing). */
-bool lf_save_regression(lf_case *c, const char *signature, const char *dir, char *path, size_t len, bool *existed);
+bool lf_save_regression(lf_case *c, const char *signature, const char *kernel, const char *dir, char *path, size_t len,
+                        bool *existed);
 
 #endif

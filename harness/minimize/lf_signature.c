@@ -54,7 +54,7 @@ void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t
     int fds[2];
     char buf[256];
     hint[0] = 0;
-    if (be->exec || be->torch) { probe_in_process(c, be, out, len, hint, hintlen); return; }
+    if (be->exec || be->torch || be->kernel) { probe_in_process(c, be, out, len, hint, hintlen); return; }
     fflush(NULL);
     if (pipe(fds) != 0) { probe_in_process(c, be, out, len, hint, hintlen); return; }
     pid_t pid = fork();

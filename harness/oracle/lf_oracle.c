@@ -10,6 +10,7 @@
 #include "lf_guard.h"
 #include "lf_run.h"
 #include "lf_spec.h"
+#include "lf_verdict_build.h"
 
 /* Relative tolerance against the magnitude of the terms, and an absolute floor.
  * Wide enough for the rounding of log-probabilities to the input dtype (the
@@ -40,8 +41,7 @@ bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype)
     return fabs(spec - got) <= tol;
 }
 
-static void found(lf_verdict *v, const char *cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void found(lf_verdict *v, const char *cls, const char *fmt, ...)
+void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...)
 {
     va_list ap;
     if (v->finding) return; /* the first violated property names the finding */
@@ -52,18 +52,18 @@ static void found(lf_verdict *v, const char *cls, const char *fmt, ...)
     va_end(ap);
 }
 
-static void compare_values(lf_verdict *v, const char *path, const lf_result *got)
+void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got)
 {
     const lf_result *s = &v->spec;
     char cls[96];
     snprintf(cls, sizeof cls, "value-mismatch/%s", path);
     if (got->n != s->n) {
-        found(v, cls, "%s gave %lld values, the spec %lld", path, (long long)got->n, (long long)s->n);
+        lf_found(v, cls, "%s gave %lld values, the spec %lld", path, (long long)got->n, (long long)s->n);
         return;
     }
     for (int64_t i = 0; i < s->n; i++)
         if (!lf_values_close(s->values[i], s->scales[i], got->values[i], s->tol_dtype)) {
-            found(v, cls, "%s value[%lld] = %.9g, spec %.9g (%s, tolerance of %s)", path, (long long)i,
+            lf_found(v, cls, "%s value[%lld] = %.9g, spec %.9g (%s, tolerance of %s)", path, (long long)i,
                   got->values[i], s->values[i], lf_dtype_name(s->out_dtype), lf_dtype_name(s->tol_dtype));
             return;
         }
@@ -74,13 +74,13 @@ static void expect_values(const lf_case *c, lf_verdict *v)
 {
     const lf_result *s = &v->spec;
     if (c->n_expect_value != s->n) {
-        found(v, "expect-mismatch/value", "the case expects %lld values, the spec gives %lld",
+        lf_found(v, "expect-mismatch/value", "the case expects %lld values, the spec gives %lld",
               (long long)c->n_expect_value, (long long)s->n);
         return;
     }
     for (int64_t i = 0; i < s->n; i++)
         if (!lf_values_close(c->expect_value[i], s->scales[i], s->values[i], s->tol_dtype)) {
-            found(v, "expect-mismatch/value", "value[%lld]: the case expects %.9g, the spec gives %.9g",
+            lf_found(v, "expect-mismatch/value", "value[%lld]: the case expects %.9g, the spec gives %.9g",
                   (long long)i, c->expect_value[i], s->values[i]);
             return;
         }
@@ -88,16 +88,17 @@ static void expect_values(const lf_case *c, lf_verdict *v)
 
 /* A path that did not run to an answer: the backend failed, its worker
  * crashed, hung or broke its device, or a kernel wrote outside its buffers. */
-static bool path_failed(lf_verdict *v, const char *path, const lf_result *r)
+bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r)
 {
     static const char *const failures[][2] = {
         {"backend_error", "backend-error"}, {"worker_start", "backend-error"}, {"worker_crash", "crash"},
-        {"worker_hang", "hang"}, {"cuda_error", "cuda-error"}, {"oob_write", "oob-write"}};
+        {"worker_hang", "hang"}, {"cuda_error", "cuda-error"}, {"oob_write", "oob-write"},
+        {"oob_read", "oob-read"}};
     for (size_t i = 0; i < sizeof failures / sizeof failures[0]; i++) {
         if (strcmp(r->error, failures[i][0])) continue;
         char cls[96];
         snprintf(cls, sizeof cls, "%s/%s", failures[i][1], path);
-        found(v, cls, "%s: %s", path, r->message);
+        lf_found(v, cls, "%s: %s", path, r->message);
         return true;
     }
     return false;
@@ -121,60 +122,67 @@ static void compare_diagnosis(lf_verdict *v)
     if (g->kind != LF_OUTCOME_HOST_ERROR || !want[0]) return;
     snprintf(cls, sizeof cls, "diagnosis-mismatch/%s", want);
     if (strcmp(g->error, want))
-        found(v, cls, "PyTorch: %s (%s); the guard rejected it as %s: %s", want, s->message, g->error, g->message);
+        lf_found(v, cls, "PyTorch: %s (%s); the guard rejected it as %s: %s", want, s->message, g->error, g->message);
     else if (s->index >= 0 && (g->index != s->index || g->value != s->value))
-        found(v, cls, "the first offending target is target[%lld] = %lld; the guard names target[%lld] = %lld",
+        lf_found(v, cls, "the first offending target is target[%lld] = %lld; the guard names target[%lld] = %lld",
               (long long)s->index, (long long)s->value, (long long)g->index, (long long)g->value);
 }
 
-static void judge(const lf_case *c, lf_verdict *v)
+static void judge(lf_verdict *v)
 {
     const lf_result *s = &v->spec, *ref = &v->reference, *g = &v->guard;
     char cls[96];
     bool pytorch_rejects = s->kind != LF_OUTCOME_OK;
-    path_failed(v, "reference", ref);
-    path_failed(v, "guard", g);
+    lf_path_failed(v, "reference", ref);
+    lf_path_failed(v, "guard", g);
     /* The guard rejects on the host: a device assert on its path kills the
      * user's context as surely as PyTorch's own. */
     if (g->kind == LF_OUTCOME_DEVICE_ASSERT)
-        found(v, "guard-miss/device_assert", "the guard's path device-asserted: %s", g->message);
+        lf_found(v, "guard-miss/device_assert", "the guard's path device-asserted: %s", g->message);
     if (pytorch_rejects && g->kind == LF_OUTCOME_OK) {
         snprintf(cls, sizeof cls, "guard-miss/%s", s->error);
-        found(v, cls, "PyTorch: %s; the guard accepted the call", s->message);
+        lf_found(v, cls, "PyTorch: %s; the guard accepted the call", s->message);
     }
     /* PyTorch returns a number here, but not the loss the labels ask for: the
      * guard must reject it under that name, and that is a pass of its own. */
     if (s->silent[0] && strcmp(g->error, s->silent)) {
         snprintf(cls, sizeof cls, "guard-miss/%s", s->silent);
-        found(v, cls, "PyTorch silently miscomputes this call (%s at target[%lld] = %lld); the guard %s", s->silent,
+        lf_found(v, cls, "PyTorch silently miscomputes this call (%s at target[%lld] = %lld); the guard %s", s->silent,
               (long long)s->index, (long long)s->value, g->kind == LF_OUTCOME_OK ? "accepted it" : g->error);
     } else if (s->silent[0]) {
         v->guarded_silent = true;
     } else if (!pytorch_rejects && g->kind != LF_OUTCOME_OK) {
         snprintf(cls, sizeof cls, "false-alarm/%s", g->error);
-        found(v, cls, "PyTorch accepts the call; the guard rejected it: %s", g->message);
+        lf_found(v, cls, "PyTorch accepts the call; the guard rejected it: %s", g->message);
     }
     if (ref->kind != s->kind) {
         snprintf(cls, sizeof cls, "reference-mismatch/%s-vs-%s", lf_outcome_name(ref->kind), lf_outcome_name(s->kind));
-        found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, s->message);
+        lf_found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, s->message);
     } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && !same_assert(ref, s)) {
-        found(v, "reference-mismatch/assert-site",
+        lf_found(v, "reference-mismatch/assert-site",
               "reference asserted in %s (`%s`) at target[%lld], spec in %s (`%s`) at target[%lld]",
               lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
               lf_kernel_name(s->kernel_id), lf_cond_text(s->cond_id), (long long)s->index);
     }
     compare_diagnosis(v);
-    if (s->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) compare_values(v, "reference", ref);
-    if (s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) compare_values(v, "guard", g);
+    if (s->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) lf_compare_values(v, "reference", ref);
+    if (s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) lf_compare_values(v, "guard", g);
+}
+
+/* A case's recorded expectations (its outcome, error, the guard's hint, PyTorch's numbers) against the spec. */
+static void judge_expect(const lf_case *c, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *g = &v->guard;
+    char cls[96];
     if (c->expect != LF_OUTCOME_NONE && c->expect != s->kind) {
         snprintf(cls, sizeof cls, "expect-mismatch/%s", lf_outcome_name(c->expect));
-        found(v, cls, "the case expects %s, the spec says %s", lf_outcome_name(c->expect), lf_outcome_name(s->kind));
+        lf_found(v, cls, "the case expects %s, the spec says %s", lf_outcome_name(c->expect), lf_outcome_name(s->kind));
     } else if (c->expect_error[0] && strcmp(c->expect_error, s->error)) {
         snprintf(cls, sizeof cls, "expect-mismatch/%s", c->expect_error);
-        found(v, cls, "the case expects error %s, the spec says %s", c->expect_error, s->error[0] ? s->error : "none");
-    } else if (c->expect_hint[0] && strcmp(c->expect_hint, g->hint_id)) {
+        lf_found(v, cls, "the case expects error %s, the spec says %s", c->expect_error, s->error[0] ? s->error : "none");
+    } else if (c->expect_hint[0] && g->kind != LF_OUTCOME_NONE && strcmp(c->expect_hint, g->hint_id)) {
         snprintf(cls, sizeof cls, "expect-mismatch/hint-%s", c->expect_hint);
-        found(v, cls, "the case expects the guard's hint %s, the guard gives %s", c->expect_hint,
+        lf_found(v, cls, "the case expects the guard's hint %s, the guard gives %s", c->expect_hint,
               g->hint_id[0] ? g->hint_id : "none");
     } else if (c->expect_value && s->kind == LF_OUTCOME_OK) {
         expect_values(c, v);
@@ -186,7 +194,7 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *t = &v->torch;
     char cls[96];
-    if (path_failed(v, "torch", t)) return;
+    if (lf_path_failed(v, "torch", t)) return;
     const char *known = lf_torch_known_difference(c, s, t, lf_exec_device(be->torch), lf_exec_torch_version(be->torch));
     if (known) {
         snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
@@ -194,17 +202,17 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
     }
     if (t->kind != s->kind) {
         snprintf(cls, sizeof cls, "torch-mismatch/%s-vs-%s", lf_outcome_name(t->kind), lf_outcome_name(s->kind));
-        found(v, cls, "PyTorch: %s; spec: %s", t->kind == LF_OUTCOME_OK ? "ok" : t->message,
+        lf_found(v, cls, "PyTorch: %s; spec: %s", t->kind == LF_OUTCOME_OK ? "ok" : t->message,
               s->kind == LF_OUTCOME_OK ? "ok" : s->message);
     } else if (s->kind == LF_OUTCOME_HOST_ERROR && strcmp(t->error, s->error)) {
         snprintf(cls, sizeof cls, "torch-mismatch/error-%s", s->error);
-        found(v, cls, "PyTorch raised %s (%s: %s); the spec says %s", t->error, t->exception, t->message, s->error);
+        lf_found(v, cls, "PyTorch raised %s (%s: %s); the spec says %s", t->error, t->exception, t->message, s->error);
     } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && t->kernel_id != LF_K_NONE && !same_assert(t, s)) {
-        found(v, "torch-mismatch/assert-site", "PyTorch asserted in %s (`%s`), the spec in %s (`%s`)",
+        lf_found(v, "torch-mismatch/assert-site", "PyTorch asserted in %s (`%s`), the spec in %s (`%s`)",
               lf_kernel_name(t->kernel_id), lf_cond_text(t->cond_id), lf_kernel_name(s->kernel_id),
               lf_cond_text(s->cond_id));
     } else if (s->kind == LF_OUTCOME_OK) {
-        compare_values(v, "torch", t);
+        lf_compare_values(v, "torch", t);
     }
 }
 
@@ -227,22 +235,43 @@ static void run_kernel_paths(const lf_case *c, const lf_backend *be, lf_verdict 
     lf_guard_run(c, be, &v->guard);
 }
 
+/* The kernel under test, when the case is within its claims. */
+static void run_kernel_under_test(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
+                                  void *ctx)
+{
+    static const lf_wire_path kernel_path = LF_WIRE_KERNEL;
+    const lf_kernel_claims *claims = lf_exec_kernel_claims(be->kernel);
+    const char *skip = claims ? lf_kernel_claims_skip(claims, c) : NULL;
+    if (skip) {
+        snprintf(v->kernel_skip, sizeof v->kernel_skip, "%s", skip);
+        return;
+    }
+    if (progress) progress(ctx, "kernel (worker)");
+    lf_exec_run(be->kernel, &kernel_path, 1, c, &v->kernel);
+    v->has_kernel = true;
+}
+
 void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
                               void *ctx)
 {
     memset(v, 0, sizeof *v);
     if (progress) progress(ctx, "spec");
     lf_spec_run(c, &v->spec);
-    run_kernel_paths(c, be, v, progress, ctx);
+    /* A kernel under test is judged against the spec alone: lossfuzz's own
+     * kernels have their own campaigns, and would only slow this one. */
+    if (!be->kernel) run_kernel_paths(c, be, v, progress, ctx);
     if (be->torch) {
         static const lf_wire_path torch_path = LF_WIRE_TORCH;
         if (progress) progress(ctx, "torch (worker)");
         lf_exec_run(be->torch, &torch_path, 1, c, &v->torch);
         v->has_torch = true;
     }
+    if (be->kernel) run_kernel_under_test(c, be, v, progress, ctx);
     if (progress) progress(ctx, NULL);
-    judge(c, v);
+    if (!be->kernel) judge(v);
+    judge_expect(c, v);
     if (v->has_torch) judge_torch(c, be, v);
+    if (v->has_kernel) lf_judge_kernel(be, v);
 }
 
 void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)
@@ -256,4 +285,5 @@ void lf_verdict_free(lf_verdict *v)
     lf_result_free(&v->reference);
     lf_result_free(&v->guard);
     lf_result_free(&v->torch);
+    lf_result_free(&v->kernel);
 }

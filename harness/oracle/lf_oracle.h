@@ -11,6 +11,14 @@
  * With a torch worker (lf_exec_backend.h), PyTorch itself is a fourth path,
  * judged against the spec (else torch-mismatch) unless a documented version
  * or device difference explains it (lf_torch_known.c).
+ * With a kernel under test, it is judged against the spec too
+ * (lf_kernel_verdict.c): the same numbers on valid calls (value-mismatch/kernel,
+ * shape-mismatch/kernel, dtype-mismatch/kernel) and no rejection there
+ * (false-alarm/kernel); on calls PyTorch rejects, a guarded kernel must reject
+ * (kernel-miss/<class>) and never assert (kernel-assert/<class>), and an
+ * unguarded one must not return a number (kernel-silent/<class>) and may
+ * assert only where PyTorch asserts; an out-of-bounds access
+ * (oob-read/kernel, oob-write/kernel), a crash or a hang is a finding always.
  * A worker that crashed, hung or broke its device on a path is a finding of
  * its own (crash/, hang/, cuda-error/<path>); a real device assert (hard
  * asserts) is compared by kernel and condition, CUDA's line naming no element.
@@ -28,6 +36,9 @@ typedef struct {
     lf_result spec, reference, guard;
     lf_result torch;       /* real PyTorch, when the backend has a torch worker */
     bool has_torch;
+    lf_result kernel;      /* the kernel under test (harness/kernel), when the backend has one */
+    bool has_kernel;       /* it ran on the case */
+    char kernel_skip[96];  /* it was not sent the case: what the case uses that it does not claim */
     char torch_known[320]; /* a documented PyTorch version or device difference explains torch's answer */
     bool finding;
     bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */

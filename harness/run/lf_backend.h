@@ -28,6 +28,11 @@ typedef struct lf_backend {
     /* Out of process (harness/exec): the reference and guard paths run in
      * executor workers, PyTorch itself in a Python worker. NULL: in process. */
     struct lf_exec *exec, *torch;
+    /* Out of process: the kernel under test (harness/kernel), or NULL. */
+    struct lf_exec *kernel;
+    /* Allocations end at an inaccessible page (lf_fence.h): the back canary
+     * only pads a buffer to LF_CANARY_BYTES' alignment. */
+    bool fenced;
 } lf_backend;
 
 /* The backend of that name ("sim" or "cuda"), or NULL with the reason in *why.

@@ -40,34 +40,38 @@ void *lf_canary_add(lf_canary_list *l, const char *name, size_t bytes, lf_dtype 
 {
     const lf_backend *be = l->be;
     size_t g = l->on ? G : 0;
+    /* Fenced memory ends at a guard page: the back guard only fills the data
+     * up to G's alignment (DLPack's 256 bytes), so one byte more faults. */
+    size_t back = be->fenced ? (bytes + G - 1) / G * G - bytes : g;
     if (l->n == LF_CANARY_MAX) return NULL;
-    char *base = be->alloc(g + bytes + g);
+    char *base = be->alloc(g + bytes + back);
     if (!base) return NULL;
     l->buf[l->n].data = base + g;
     l->buf[l->n].bytes = bytes;
+    l->buf[l->n].back = back;
     l->buf[l->n].fill = fill;
     l->buf[l->n].name = name;
     l->n++; /* released by lf_canary_end even if a copy below fails */
     if (g) {
         unsigned char guard[G];
         pattern(guard, fill);
-        if (be->to_device(base, guard, G) || be->to_device(base + G + bytes, guard, G)) return NULL;
+        if (be->to_device(base, guard, G) || be->to_device(base + G + bytes, guard, back)) return NULL;
     }
     return src && be->to_device(base + g, src, bytes) ? NULL : base + g;
 }
 
 /* Appends to msg which bytes of one guard changed, widened to whole elements
  * of the fill (a written value may share a byte with the pattern). */
-static void describe(char *msg, size_t len, const unsigned char *got, const unsigned char *want, size_t esz,
-                     bool front, const char *name, size_t bytes)
+static void describe(char *msg, size_t len, const unsigned char *got, const unsigned char *want, size_t n,
+                     size_t esz, bool front, const char *name, size_t bytes)
 {
-    size_t first = G, last = 0, used = strlen(msg);
-    for (size_t i = 0; i < G; i++)
+    size_t first = n, last = 0, used = strlen(msg);
+    for (size_t i = 0; i < n; i++)
         if (got[i] != want[i]) {
-            if (first == G) first = i;
+            if (first == n) first = i;
             last = i;
         }
-    if (first == G || used >= len) return;
+    if (first == n || used >= len) return;
     first -= first % esz;
     last += esz - 1 - last % esz;
     if (front)
@@ -86,11 +90,12 @@ bool lf_canary_check(const lf_canary_list *l, lf_result *r)
         const char *data = l->buf[i].data;
         size_t bytes = l->buf[i].bytes;
         /* A guard that cannot be read says nothing; the caller's own reads fail too. */
-        if (l->be->to_host(front, data - G, G) || l->be->to_host(back, data + bytes, G)) continue;
+        size_t nb = l->buf[i].back;
+        if (l->be->to_host(front, data - G, G) || l->be->to_host(back, data + bytes, nb)) continue;
         lf_dtype t = l->buf[i].fill;
         pattern(want, t);
-        describe(msg, sizeof msg, front, want, lf_dtype_size(t), true, l->buf[i].name, bytes);
-        describe(msg, sizeof msg, back, want, lf_dtype_size(t), false, l->buf[i].name, bytes);
+        describe(msg, sizeof msg, front, want, G, lf_dtype_size(t), true, l->buf[i].name, bytes);
+        describe(msg, sizeof msg, back, want, nb, lf_dtype_size(t), false, l->buf[i].name, bytes);
     }
     if (!msg[0]) return true;
     lf_result_free(r); /* the whole result: nothing else the path said holds */

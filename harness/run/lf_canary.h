@@ -33,6 +33,7 @@ typedef struct {
     struct {
         char *data;
         size_t bytes;
+        size_t back;   /* bytes of the back guard: LF_CANARY_BYTES, less on fenced memory */
         lf_dtype fill; /* the element type the guards imitate */
         const char *name;
     } buf[LF_CANARY_MAX];

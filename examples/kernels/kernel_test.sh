@@ -1,0 +1,29 @@
+#!/bin/sh
+# kernel_test.sh LOSSFUZZ KERNEL_DIR - the kernel interface end to end on the
+# example kernels: the plain and the guarded one keep PyTorch's contract on
+# every regression they claim; the buggy one is caught (silent garbage, an
+# out-of-bounds read); a library of another ABI version, one without the
+# entry, or no library at all is refused with a clear message (exit 2).
+. "$(dirname "$0")/../../harness/tests/lf_expect.sh"
+lossfuzz=$1 dir=$2
+regressions=$(dirname "$0")/../../regressions
+cd "$(dirname "$0")/../.." || exit 2
+
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "$dir/ce_plain.so" "$regressions"
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$regressions"
+# Where PyTorch asserts, the plain kernel asserts too (accepted), the guarded one rejects.
+expect 0 "assert() failed" "$lossfuzz" check --kernel "$dir/ce_plain.so" "$regressions/one_based_labels.json"
+expect 0 "kernel_rejected" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$regressions/one_based_labels.json"
+expect 1 "kernel-silent/label_out_of_range" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$regressions"
+expect 1 "oob-read/kernel: kernel: out-of-bounds read:" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$regressions"
+# A case outside the claims is skipped and counted, not judged.
+expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --kernel "$dir/ce_plain.so" \
+    "$regressions/bce_infinite_logits.json"
+expect 2 "was built against kernel ABI 2; this lossfuzz speaks ABI 1" "$lossfuzz" check \
+    --kernel "$dir/ce_wrong_abi.so" "$regressions/one_based_labels.json"
+libm=$(ldconfig -p 2>/dev/null | awk '/libm\.so\.6 / { print $NF; exit }')
+[ -z "$libm" ] || expect 2 "exports no lossfuzz_kernel_describe" "$lossfuzz" check --kernel "$libm" \
+    "$regressions/one_based_labels.json"
+expect 2 "kernel library no-such-kernel.so: No such file" "$lossfuzz" check --kernel no-such-kernel.so \
+    "$regressions/one_based_labels.json"
+finish

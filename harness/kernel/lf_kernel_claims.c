@@ -1,0 +1,161 @@
+/* lf_kernel_claims.c - a kernel's claims: from its table, to and from the
+ * worker's hello, and whether a case is within them (lf_kernel_claims.h). */
+#include "lf_kernel_claims.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Names of kernel.h's bits, in bit order, as the hello writes them. */
+static const char *const loss_names[] = {"cross_entropy", "cross_entropy_prob", "nll_loss",
+                                         "binary_cross_entropy_with_logits"};
+static const char *const dtype_names[] = {"float32", "float64", "float16", "bfloat16",
+                                          "int64",   "int32",   "uint8",   "bool"};
+static const char *const reduction_names[] = {"none", "mean", "sum"};
+static const char *const feature_names[] = {"weight", "ignore_index", "label_smoothing", "pos_weight",
+                                            "contiguous_only"};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+unsigned lf_kernel_dtype_bit(lf_dtype t)
+{
+    switch (t) {
+    case LF_F32: return LOSSFUZZ_F32;
+    case LF_F64: return LOSSFUZZ_F64;
+    case LF_F16: return LOSSFUZZ_F16;
+    case LF_BF16: return LOSSFUZZ_BF16;
+    case LF_I64: return LOSSFUZZ_I64;
+    case LF_I32: return LOSSFUZZ_I32;
+    case LF_U8: return LOSSFUZZ_U8;
+    default: return LOSSFUZZ_BOOL;
+    }
+}
+
+void lf_kernel_claims_all(lf_kernel_claims *k)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->device, sizeof k->device, "cpu");
+    k->losses = (1u << COUNT(loss_names)) - 1;
+    k->input_dtypes = k->target_dtypes = (1u << COUNT(dtype_names)) - 1;
+    k->reductions = (1u << COUNT(reduction_names)) - 1;
+    k->features = LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT;
+    k->max_spatial_dims = LF_MAX_DIMS - 2;
+}
+
+void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", t->name ? t->name : "(unnamed)");
+    snprintf(k->device, sizeof k->device, "%s", t->device == kDLCUDA ? "cuda" : "cpu");
+    k->guarded = t->guarded != 0;
+    k->losses = t->losses;
+    k->input_dtypes = t->input_dtypes;
+    k->target_dtypes = t->target_dtypes;
+    k->reductions = t->reductions;
+    k->features = t->features;
+    k->max_spatial_dims = t->max_spatial_dims;
+}
+
+static json_t *names_of(unsigned bits, const char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        if (bits & (1u << i)) json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+json_t *lf_kernel_claims_json(const lf_kernel_claims *k)
+{
+    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i}", "name", k->name, "device", k->device,
+                     "guarded", k->guarded, "losses", names_of(k->losses, loss_names, COUNT(loss_names)),
+                     "input_dtypes", names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)),
+                     "target_dtypes", names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)),
+                     "reductions", names_of(k->reductions, reduction_names, COUNT(reduction_names)),
+                     "features", names_of(k->features, feature_names, COUNT(feature_names)),
+                     "max_spatial_dims", k->max_spatial_dims);
+}
+
+/* A list of names into bits; false with err for an unknown name or a non-list. */
+static bool bits_of(const json_t *o, const char *key, const char *const *names, size_t n, unsigned *bits,
+                    char *err, size_t errlen)
+{
+    const json_t *a = json_object_get(o, key), *v;
+    size_t i;
+    if (!a) return true; /* not said: the default stands */
+    if (!json_is_array(a)) { snprintf(err, errlen, "kernel claims: \"%s\" must be a list of names", key); return false; }
+    *bits = 0;
+    json_array_foreach(a, i, v) {
+        size_t b = 0;
+        while (b < n && !(json_is_string(v) && !strcmp(json_string_value(v), names[b]))) b++;
+        if (b == n) {
+            snprintf(err, errlen, "kernel claims: \"%s\" has %s%s%s, not one of its names", key,
+                     json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string",
+                     json_is_string(v) ? "\"" : "");
+            return false;
+        }
+        *bits |= 1u << b;
+    }
+    return true;
+}
+
+bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, size_t errlen)
+{
+    lf_kernel_claims_all(k); /* what a Python callable does not say, it takes */
+    if (!json_is_object(o)) { snprintf(err, errlen, "kernel claims: not an object"); return false; }
+    const char *name = json_string_value(json_object_get(o, "name"));
+    const char *device = json_string_value(json_object_get(o, "device"));
+    snprintf(k->name, sizeof k->name, "%s", name ? name : "(unnamed)");
+    if (device) snprintf(k->device, sizeof k->device, "%s", device);
+    k->guarded = json_is_true(json_object_get(o, "guarded"));
+    const json_t *spatial = json_object_get(o, "max_spatial_dims");
+    if (spatial && (!json_is_integer(spatial) || json_integer_value(spatial) < 0)) {
+        snprintf(err, errlen, "kernel claims: \"max_spatial_dims\" must be a count");
+        return false;
+    }
+    if (spatial) k->max_spatial_dims = (int)json_integer_value(spatial);
+    return bits_of(o, "losses", loss_names, COUNT(loss_names), &k->losses, err, errlen) &&
+           bits_of(o, "input_dtypes", dtype_names, COUNT(dtype_names), &k->input_dtypes, err, errlen) &&
+           bits_of(o, "target_dtypes", dtype_names, COUNT(dtype_names), &k->target_dtypes, err, errlen) &&
+           bits_of(o, "reductions", reduction_names, COUNT(reduction_names), &k->reductions, err, errlen) &&
+           bits_of(o, "features", feature_names, COUNT(feature_names), &k->features, err, errlen);
+}
+
+unsigned lf_kernel_loss_bit(const lf_case *c)
+{
+    if (c->loss == LF_LOSS_NLL) return LOSSFUZZ_NLL;
+    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return LOSSFUZZ_BCE_WITH_LOGITS;
+    bool prob = c->input.ndim == c->target.ndim &&
+                !memcmp(c->input.shape, c->target.shape, sizeof c->input.shape[0] * (size_t)c->input.ndim);
+    return prob ? LOSSFUZZ_CROSS_ENTROPY_PROB : LOSSFUZZ_CROSS_ENTROPY;
+}
+
+const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
+{
+    static _Thread_local char why[96];
+    unsigned loss = lf_kernel_loss_bit(c);
+    if (!(k->losses & loss)) {
+        for (size_t i = 0; i < COUNT(loss_names); i++)
+            if (loss == 1u << i) snprintf(why, sizeof why, "loss %s", loss_names[i]);
+        return why;
+    }
+    if (!(k->input_dtypes & lf_kernel_dtype_bit(c->input.dtype))) {
+        snprintf(why, sizeof why, "input dtype %s", lf_dtype_name(c->input.dtype));
+        return why;
+    }
+    if (!(k->target_dtypes & lf_kernel_dtype_bit(c->target.dtype))) {
+        snprintf(why, sizeof why, "target dtype %s", lf_dtype_name(c->target.dtype));
+        return why;
+    }
+    if (c->reduction == LF_REDUCTION_INVALID || !(k->reductions & LOSSFUZZ_REDUCTION_BIT(c->reduction))) {
+        snprintf(why, sizeof why, "reduction %s", c->reduction_name[0] ? c->reduction_name : "?");
+        return why;
+    }
+    if (c->input.ndim - 2 > k->max_spatial_dims) {
+        snprintf(why, sizeof why, "%d spatial dims", c->input.ndim - 2);
+        return why;
+    }
+    if (c->weight.present && !(k->features & LOSSFUZZ_WEIGHT)) return "weight";
+    if (c->pos_weight.present && !(k->features & LOSSFUZZ_POS_WEIGHT)) return "pos_weight";
+    if (c->ignore_index != -100 && !(k->features & LOSSFUZZ_IGNORE_INDEX)) return "ignore_index";
+    if (c->label_smoothing != 0 && !(k->features & LOSSFUZZ_LABEL_SMOOTHING)) return "label_smoothing";
+    if ((c->input.strided || c->target.strided) && (k->features & LOSSFUZZ_CONTIGUOUS_ONLY)) return "strided";
+    return NULL;
+}

@@ -1,0 +1,41 @@
+/* lf_kernel_claims.h - what a kernel under test says it supports
+ * (include/lossfuzz/kernel.h), as the fuzzing side knows it: from the hello
+ * of the worker that runs it (a C library's table, or a Python callable's
+ * `lossfuzz_claims`), as JSON. A case outside the claims is not sent. */
+#ifndef LF_KERNEL_CLAIMS_H
+#define LF_KERNEL_CLAIMS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "lf_case.h"
+#include "lossfuzz/kernel.h"
+
+typedef struct {
+    char name[128];
+    char device[16];      /* "cpu" or "cuda" */
+    bool guarded;
+    unsigned losses, input_dtypes, target_dtypes, reductions, features; /* kernel.h's bits */
+    int max_spatial_dims;
+} lf_kernel_claims;
+
+/* Everything lossfuzz can send: the claims of a kernel that says nothing. */
+void lf_kernel_claims_all(lf_kernel_claims *k);
+/* The claims of a C kernel's table. */
+void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k);
+
+/* The hello's "kernel" object, and back; false with err for a bad one. */
+json_t *lf_kernel_claims_json(const lf_kernel_claims *k);
+bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, size_t errlen);
+
+/* NULL when the case is within the claims, else what is not claimed
+ * ("input dtype bfloat16", "label_smoothing"): a skip's reason. */
+const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c);
+
+/* kernel.h's bit of the case's loss (cross_entropy's target decides
+ * between class indices and probabilities, as in PyTorch: the input's shape). */
+unsigned lf_kernel_loss_bit(const lf_case *c);
+/* kernel.h's bit of a dtype. */
+unsigned lf_kernel_dtype_bit(lf_dtype t);
+
+#endif

@@ -1,0 +1,56 @@
+/* lf_kernel_verdict.c - the kernel under test against the spec: PyTorch's
+ * contract as a guarded or an unguarded kernel promises to keep it
+ * (include/lossfuzz/kernel.h; the finding classes are listed in lf_oracle.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_exec.h"
+#include "lf_verdict_build.h"
+
+/* A valid call: the spec's result, shape, dtype and numbers, and no rejection. */
+static void judge_valid(lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *k = &v->kernel;
+    if (k->kind == LF_OUTCOME_DEVICE_ASSERT) {
+        lf_found(v, "false-alarm/kernel-assert", "PyTorch accepts the call; the kernel asserted: %s", k->message);
+    } else if (k->kind != LF_OUTCOME_OK) {
+        /* PyTorch returns a number here but not the loss the labels ask for:
+         * rejecting the call is the better answer, never an alarm. */
+        if (s->silent[0]) return;
+        lf_found(v, "false-alarm/kernel", "PyTorch accepts the call; the kernel %s: %s",
+                 strcmp(k->error, "kernel_rejected") ? "failed" : "rejected it", k->message);
+    } else if (k->scalar != s->scalar || k->n != s->n) {
+        lf_found(v, "shape-mismatch/kernel", "the kernel gave %s of %lld values, PyTorch %s of %lld",
+                 k->scalar ? "a 0-D result" : "a tensor", (long long)k->n, s->scalar ? "a 0-D result" : "a tensor",
+                 (long long)s->n);
+    } else if (k->out_dtype != s->out_dtype) {
+        lf_found(v, "dtype-mismatch/kernel", "the kernel's result is %s, PyTorch's %s", lf_dtype_name(k->out_dtype),
+                 lf_dtype_name(s->out_dtype));
+    } else {
+        lf_compare_values(v, "kernel", k);
+    }
+}
+
+void lf_judge_kernel(const lf_backend *be, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *k = &v->kernel;
+    const lf_kernel_claims *claims = lf_exec_kernel_claims(be->kernel);
+    bool guarded = claims && claims->guarded;
+    char cls[96];
+    if (lf_path_failed(v, "kernel", k)) return;
+    if (s->kind == LF_OUTCOME_OK) {
+        judge_valid(v);
+        return;
+    }
+    /* PyTorch raises or asserts: a number back is what a guarded kernel
+     * promised never to give, and silent garbage from an unguarded one. */
+    if (k->kind == LF_OUTCOME_OK) {
+        snprintf(cls, sizeof cls, "%s/%s", guarded ? "kernel-miss" : "kernel-silent", s->error);
+        lf_found(v, cls, "PyTorch: %s; the kernel returned %s", s->message,
+                 k->scalar ? "a number" : k->n == 1 ? "1 value" : "values");
+    } else if (k->kind == LF_OUTCOME_DEVICE_ASSERT && (guarded || s->kind != LF_OUTCOME_DEVICE_ASSERT)) {
+        snprintf(cls, sizeof cls, "kernel-assert/%s", s->error);
+        lf_found(v, cls, "%s: %s", guarded ? "a guarded kernel asserted instead of rejecting the call"
+                                           : "the kernel asserted where PyTorch raises on the host", k->message);
+    }
+}

@@ -1,0 +1,20 @@
+/* lf_verdict_build.h - how the oracle's judges (lf_oracle.c for the built-in
+ * paths, lf_kernel_verdict.c for a kernel under test) record findings: one
+ * finding per case, the first violated property's. Internal to the oracle. */
+#ifndef LF_VERDICT_BUILD_H
+#define LF_VERDICT_BUILD_H
+
+#include "lf_oracle.h"
+
+/* Records the finding `cls` unless the case already has one. */
+void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* value-mismatch/<path> when a path's values are not the spec's (NaN-safe, dtype tolerance). */
+void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got);
+/* A path that did not run to an answer (backend error, a worker's crash,
+ * hang or broken device, an out-of-bounds access): its finding; true then. */
+bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r);
+
+/* The kernel under test against the spec (lf_kernel_verdict.c). */
+void lf_judge_kernel(const lf_backend *be, lf_verdict *v);
+
+#endif
