@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lf_exec_proc.h"
+#include "lf_fence.h" /* LF_FENCE_LINE: a kernel worker's out-of-bounds line */
 
 typedef struct {
     lf_proc active, spare;
@@ -226,10 +227,11 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
     } else if (how == END_GARBLED) {
         x->stats.crashes++;
         path_error(r, "worker_crash", "the worker broke the protocol: %s", dead);
-    } else if ((oob = strstr(p->tail, "lossfuzz: out-of-bounds "))) { /* a fenced buffer's neighbour (lf_fence.h) */
+    } else if ((oob = strstr(p->tail, LF_FENCE_LINE))) { /* a fenced buffer's neighbour (lf_fence.h) */
         x->stats.crashes++;
-        bool write_access = !strncmp(oob + 24, "write", 5);
-        path_error(r, write_access ? "oob_write" : "oob_read", "%.*s", (int)strcspn(oob + 10, "\n"), oob + 10);
+        bool write_access = !strncmp(oob + strlen(LF_FENCE_LINE), "write", 5);
+        const char *text = oob + strlen("lossfuzz: "); /* "out-of-bounds read: ..." */
+        path_error(r, write_access ? "oob_write" : "oob_read", "%.*s", (int)strcspn(text, "\n"), text);
     } else {
         x->stats.crashes++;
         if (p->status >= 0 && WIFSIGNALED(p->status))

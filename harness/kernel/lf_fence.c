@@ -105,8 +105,7 @@ static void on_fault(int sig, siginfo_t *info, void *context)
     (void)context;
 #endif
     if (attribute(info->si_addr, where, sizeof where)) {
-        int n = snprintf(line, sizeof line, "\nlossfuzz: out-of-bounds %s: %s\n", write_access ? "write" : "read",
-                         where);
+        int n = snprintf(line, sizeof line, "\n" LF_FENCE_LINE "%s: %s\n", write_access ? "write" : "read", where);
         (void)!write(2, line, (size_t)n);
         signal(sig, SIG_DFL); /* the access runs again and ends the worker */
         return;

@@ -12,6 +12,9 @@
 
 #include "lf_backend.h"
 
+/* How the line the handler prints begins; "read: " or "write: " follows. */
+#define LF_FENCE_LINE "lossfuzz: out-of-bounds "
+
 /* The fenced host backend: memory only (alloc, release, copies), fenced = true. */
 const lf_backend *lf_fence_backend(void);
 

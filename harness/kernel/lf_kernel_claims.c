@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lf_shape.h"
+
 /* Names of kernel.h's bits, in bit order, as the hello writes them. */
 static const char *const loss_names[] = {"cross_entropy", "cross_entropy_prob", "nll_loss",
                                          "binary_cross_entropy_with_logits"};
@@ -122,9 +124,7 @@ unsigned lf_kernel_loss_bit(const lf_case *c)
 {
     if (c->loss == LF_LOSS_NLL) return LOSSFUZZ_NLL;
     if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return LOSSFUZZ_BCE_WITH_LOGITS;
-    bool prob = c->input.ndim == c->target.ndim &&
-                !memcmp(c->input.shape, c->target.shape, sizeof c->input.shape[0] * (size_t)c->input.ndim);
-    return prob ? LOSSFUZZ_CROSS_ENTROPY_PROB : LOSSFUZZ_CROSS_ENTROPY;
+    return lf_same_shape(&c->input, &c->target) ? LOSSFUZZ_CROSS_ENTROPY_PROB : LOSSFUZZ_CROSS_ENTROPY;
 }
 
 const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
