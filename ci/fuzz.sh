@@ -51,6 +51,10 @@ if [ -n "$kernel" ]; then # the campaign runs from elsewhere: a library by its a
     if [[ $kernel != py:* ]]; then
         [ -f "$kernel" ] || { echo "fuzz.sh: --kernel $kernel: no such file" >&2; exit 2; }
         kernel=$(realpath "$kernel")
+    elif [[ ${kernel%:*} == *.py ]]; then # py:FILE.py:FUNCTION, the file by its absolute path too
+        file=${kernel#py:} file=${file%:*}
+        [ -f "$file" ] || { echo "fuzz.sh: --kernel $kernel: no file $file" >&2; exit 2; }
+        kernel=py:$(realpath "$file"):${kernel##*:}
     fi
     kernel_name=$(basename "${kernel#py:}" .so | tr -c 'A-Za-z0-9_.\n-' _)
 fi

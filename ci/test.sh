@@ -6,7 +6,8 @@
 # without a GPU). Then every planted bug must be caught (ci/mutants.sh), and
 # each fuzz target gets a short libFuzzer and AFL++ smoke campaign, and
 # campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh);
-# the buggy example kernel (examples/kernels) is found by a campaign.
+# the buggy example kernels (examples/kernels: C, Python) are found by
+# campaigns, and the correct ones give no finding.
 # Hard-assert campaigns run through the executor's workers on the simulation.
 set -eu
 cd "$(dirname "$0")/.."
@@ -54,7 +55,26 @@ build/lossfuzz check --kernel build/examples/kernels/ce_buggy.so "$@" >/dev/null
     { echo "ci: the buggy kernel's repro passes on it"; exit 1; }
 build/lossfuzz check --kernel build/examples/kernels/ce_guarded.so "$@" >/dev/null ||
     { echo "ci: the buggy kernel's repro fails on the guarded kernel"; exit 1; }
-total=$((total + 1))
+# The correct example keeps the contract for a campaign as long.
+ci/fuzz.sh fuzz_class 30 --kernel build/examples/kernels/ce_plain.so --out "$(mktemp -d)" 2>&1 | tail -1 |
+    grep -q 'findings: 0' || { echo "ci: the plain example kernel gave a finding"; exit 1; }
+total=$((total + 2))
+if ci/find-python.sh torch >/dev/null 2>&1; then
+    echo "== Python kernels under test: the buggy one is found, the correct one is not =="
+    out=$(mktemp -d) py=examples/kernels/ce_python.py
+    ci/fuzz.sh fuzz_class 30 --kernel "py:$py:rows_buggy" --out "$out" 2>&1 | tail -1 |
+        grep -q 'findings: [1-9].*value-mismatch/kernel' || { echo "ci: the buggy Python kernel was not found"; exit 1; }
+    set -- "$out"/*.json
+    build/lossfuzz check --kernel "py:$py:rows_buggy" "$@" >/dev/null &&
+        { echo "ci: the buggy Python kernel's repro passes on it"; exit 1; }
+    build/lossfuzz check --kernel "py:$py:rows" "$@" >/dev/null ||
+        { echo "ci: the buggy Python kernel's repro fails on the correct one"; exit 1; }
+    ci/fuzz.sh fuzz_class 30 --kernel "py:$py:rows" --out "$(mktemp -d)" 2>&1 | tail -1 |
+        grep -q 'findings: 0' || { echo "ci: the correct Python kernel gave a finding"; exit 1; }
+    total=$((total + 2))
+else
+    echo "== Python kernels under test: skipped, no python3 with torch =="
+fi
 echo "== campaigns keep what they report =="
 ci/campaign-test.sh
 total=$((total + 4))

@@ -5,8 +5,9 @@ assert for the IndexError the CPU raises where CUDA's kernels assert.
 Shared by the PyTorch worker (lossfuzz_worker.py) and the CPU conformance run
 (ci/conformance/torch_cpu.py), so both name errors alike. Needs no torch.
 
-A case is any object with `loss` (CE, NLL or BCE) and `dtype(name)`, the dtype
-name of tensor `name` ("input", "target", "weight", ...) or None when absent;
+A case is any object with `loss` (CE, NLL or BCE), `dtype(name)`, the dtype
+name of tensor `name` ("input", "target", "weight", ...) or None when absent,
+and `ndim(name)`, its number of dims;
 assert_value() also reads its `reduction` name."""
 import re
 
@@ -23,6 +24,8 @@ DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
 # third item is a condition on the case that must also hold.
 ERROR_TABLE = [
     (r"is not a valid value for reduction", "reduction_invalid", None),
+    (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view
+     lambda c: c.dtype("weight") is not None and c.ndim("weight") == 0),
     (r"Dimension out of range|Expected 1 or more dimensions"
      r"|Dimension specified as \d+ but tensor has no dimensions", "input_dim", None),
     (r"Expected floating point type for target with class probabilities",
@@ -41,6 +44,9 @@ ERROR_TABLE = [
     (r"not implemented for 'Int'", "target_dtype",
      lambda c: c.dtype("target") == "int32"),
     (r"weight tensor should be defined either for all", "weight_shape", None),
+    (r"shape '\[[\d, ]*\]' is invalid for input of size"  # label smoothing's weight.view,
+     r"|Index tensor must have the same number of dimensions as input tensor",  # then its weight.gather
+     "weight_shape", lambda c: c.dtype("weight") is not None),
     (r"expected scalar type (Float|Double|Half|BFloat16) but found", "weight_dtype",
      lambda c: c.dtype("weight") not in (None, c.dtype("input"))),
     (r"Target size .* must be the same as input size", "bce_target_shape", None),

@@ -3,13 +3,15 @@
 torch.nn.functional (cross_entropy, nll_loss, binary_cross_entropy_with_logits)
 and answers with the outcome, speaking the one worker protocol of
 harness/exec/lf_wire.h: requests on fd 3, answers on fd 4, the case's tensors
-and the result values in the shared memory on fd 5. Serves the path "torch".
+and the result values in the shared memory on fd 5. Serves the path "torch",
+or with --kernel the path "kernel": a callable under test with the signature
+of F.cross_entropy (lossfuzz_kernel.py loads it and reads its claims).
 
-    python3 python/lossfuzz_worker.py [--device cpu|cuda]
+    python3 python/lossfuzz_worker.py [--device cpu|cuda] [--kernel MODULE:FUNCTION]
 
 Errors are named by lossfuzz_torch.py, as in the CPU conformance run.
-Exit status: 0 end of requests, 2 torch (or CUDA) missing or an unreadable
-request, 3 the CUDA context died (after answering "dead")."""
+Exit status: 0 end of requests, 2 torch (or CUDA) missing, a kernel that
+cannot be loaded, or an unreadable request, 3 the CUDA context died (after answering "dead")."""
 import argparse
 import json
 import mmap
@@ -17,16 +19,17 @@ import os
 import sys
 import warnings
 
+from lossfuzz_kernel import KernelError, kernel_error, load_kernel
 from lossfuzz_torch import BCE, CE, NLL, assert_value, classify_error
 
 PROTOCOL = 1
 FD_REQUESTS, FD_ANSWERS, FD_SHM = 3, 4, 5
-PATHS = ["torch"]
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool")
 # The options each loss takes besides reduction; the tensors among them.
 OPTIONS = {CE: ("weight", "ignore_index", "label_smoothing"), NLL: ("weight", "ignore_index"),
            BCE: ("weight", "pos_weight")}
 TENSOR_OPTIONS = ("weight", "pos_weight")
+DEFAULTS = {"ignore_index": -100, "label_smoothing": 0.0}
 # Text of an exception from a CUDA context that is broken for good.
 DEAD_CONTEXT = ("device-side assert", "CUDA error")
 
@@ -53,14 +56,25 @@ class WireCase:
         t = self.doc.get(name)
         return t.get("dtype") if isinstance(t, dict) else None
 
+    def ndim(self, name):
+        t = self.doc.get(name)
+        return len(t.get("shape", ())) if isinstance(t, dict) else None
+
 
 class Worker:
     """Runs requests on one device; owns the answers (fd 4) and the shared memory map."""
 
-    def __init__(self, torch, device):
+    def __init__(self, torch, device, kernel=None):
+        """Serves "torch" (torch.nn.functional), or "kernel": the callable
+        `kernel`, called for every loss it claims as F.<loss> would be."""
         self.torch, self.device = torch, device
         import torch.nn.functional as F
-        self.fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits}
+        if kernel is None:
+            self.path = "torch"
+            self.fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits}
+        else:
+            self.path = "kernel"
+            self.fns = {CE: kernel, NLL: kernel, BCE: kernel}
         self.shm, self.shm_size = None, 0
         self.out = os.fdopen(FD_ANSWERS, "w", encoding="utf-8")
 
@@ -116,10 +130,11 @@ class Worker:
         return storage.as_strided(shape, strides, offset)
 
     def arguments(self, case):
-        """The loss function's arguments: the tensors, then the options given."""
+        """The loss function's arguments: the tensors, then the options given
+        and not at PyTorch's default (a kernel under test may not take them)."""
         kwargs = {"reduction": case.reduction}
         for k in OPTIONS[case.loss]:
-            if k in case.doc:
+            if k in case.doc and case.doc[k] != DEFAULTS.get(k):
                 kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
         return (self.tensor(case.doc["input"]), self.tensor(case.doc["target"])), kwargs
 
@@ -132,7 +147,7 @@ class Worker:
         except Exception as exc:  # torch raises RuntimeError, ValueError, IndexError, ...
             if self.device.type == "cuda" and any(s in str(exc) for s in DEAD_CONTEXT):
                 raise  # main() answers "dead"
-            return error_result(case, exc)
+            return error_result(case, exc, self.path == "kernel")
         n = values.numel()
         if n > cap:
             return {"outcome": "host_error", "error": "result_too_large",
@@ -155,9 +170,9 @@ class Worker:
                 raise BadRequest("the values do not fit in the shared memory")
             results = []
             for i, path in enumerate(paths):
-                if path not in PATHS:
+                if path != self.path:
                     results.append({"outcome": "host_error", "error": "unsupported_path",
-                                    "message": "this worker serves %s, not %r" % (PATHS, path)})
+                                    "message": "this worker serves %r, not %r" % (self.path, path)})
                 else:
                     results.append(self.run_path(case, out_at + 8 * cap * i, cap))
         except (BadRequest, KeyError, TypeError, ValueError, OverflowError) as exc:
@@ -168,9 +183,13 @@ class Worker:
         return {"id": req["id"], "results": results}
 
 
-def error_result(case, exc):
-    """The protocol's result for an exception torch raised."""
+def error_result(case, exc, under_test=False):
+    """The protocol's result for an exception torch (or the kernel under
+    test) raised. A kernel's own exception, in no class of PyTorch's, is
+    kernel_rejected, or kernel_failed when it is a bug's (lossfuzz_kernel.py)."""
     c = classify_error(case, exc)
+    if under_test and c["outcome"] == "host_error" and c["error"].startswith("unmapped:"):
+        c["error"] = kernel_error(exc)
     message = c["message"].split("\n", 1)[0]
     if c["outcome"] == "device_assert":
         r = {"outcome": "device_assert", "message": message}
@@ -201,6 +220,8 @@ def read_request(line):
 def main(argv=None):
     p = argparse.ArgumentParser(description="lossfuzz's PyTorch worker (protocol: harness/exec/lf_wire.h)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--kernel", metavar="MODULE:FUNCTION",
+                   help="serve this callable as the kernel under test (MODULE may be a .py file)")
     args = p.parse_args(argv)
     try:
         import torch
@@ -224,9 +245,18 @@ def main(argv=None):
         device = torch.device("cuda", torch.cuda.current_device())
     else:
         device = torch.device("cpu")
-    worker = Worker(torch, device)
-    worker.send({"hello": "lossfuzz-worker", "protocol": PROTOCOL, "paths": PATHS,
-                 "device": str(device), "torch": torch.__version__})
+    hello = {"hello": "lossfuzz-worker", "protocol": PROTOCOL, "device": str(device),
+             "torch": torch.__version__}
+    kernel = None
+    if args.kernel:
+        try:
+            kernel, hello["kernel"] = load_kernel(args.kernel, device.type)
+        except KernelError as exc:
+            sys.stderr.write("lossfuzz_worker: --kernel py:%s: %s\n" % (args.kernel, exc))
+            return 2
+    worker = Worker(torch, device, kernel)
+    hello["paths"] = [worker.path]
+    worker.send(hello)
     requests = os.fdopen(FD_REQUESTS, "rb")
     for line in requests:
         req = read_request(line)

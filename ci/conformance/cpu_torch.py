@@ -55,10 +55,18 @@ def _is_empty_batch_dtype(d):
             and d.record.get("spec", {}).get("outcome") == "ok")
 
 
+def _reads_int32_labels(case):
+    target = case.tensors["target"]
+    return (case.loss != "binary_cross_entropy_with_logits" and case.tensors["input"].dim() >= 3
+            and case.options.get("reduction", "mean") != "none" and not target.is_floating_point()
+            and bool(((target > 2**31 - 1) | (target < -2**31)).any()))
+
+
 def _is_int32_narrowing(d):
     spec = d.record.get("spec") or {}
     return (d.kind in ("outcome", "guard_miss", "false_alarm") and d.torch["outcome"] == "device_assert"
-            and spec.get("outcome") == "ok" and spec.get("silent") == "label_truncated")
+            and ((spec.get("outcome") == "ok" and spec.get("silent") == "label_truncated")
+                 or (spec.get("outcome") == "host_error" and _reads_int32_labels(d.case))))  # a later host error
 
 
 def _is_f16_sum_overflow(d):
@@ -70,7 +78,14 @@ def _is_f16_sum_overflow(d):
 def _is_bf16_spatial_log_softmax(d):
     inp = d.case.tensors["input"]
     return (d.kind == "value" and inp.dtype == torch.bfloat16 and inp.dim() >= 3
-            and any(math.isinf(v) for v in d.torch["value"]))
+            and any(math.isinf(v) or math.isnan(v) for v in d.torch["value"]))
+
+
+def _is_u8_wrapped_ignore_index(d):
+    ignore_index = d.case.options.get("ignore_index", -100)
+    return (d.kind == "value" and torch.__version__ < "2" and d.case.dtype("target") == "uint8"
+            and d.case.loss == "cross_entropy" and d.case.options.get("label_smoothing", 0) > 0
+            and not 0 <= ignore_index <= 255)
 
 
 KNOWN_DIFFERENCES = [
@@ -83,10 +98,13 @@ KNOWN_DIFFERENCES = [
     (_is_int32_narrowing, "CUDA's nll_loss2d_forward_kernel (spatial mean/sum) reads int64 labels as int32, "
                           "so 2^32+k is class k, no assert (PyTorch 2.11, H100); the CPU raises (the spec models CUDA)"),
     (_is_bf16_spatial_log_softmax, "torch 1.13's CPU bfloat16 log_softmax over the class dim "
-                                        "of a spatial input returns inf at some positions (2.15 CPU "
+                                        "of a spatial input returns inf or NaN at some positions (2.15 CPU "
                                         "gives the spec's finite values)"),
     (_is_f16_sum_overflow, "torch 1.13's CPU sums float16 in float16 and overflows; CUDA and the spec "
                            "accumulate in float32"),
+    (_is_u8_wrapped_ignore_index, "torch 1.13 wraps an ignore_index outside uint8's range into it (2^31 is 0, "
+                                  "-100 is 156) when label smoothing masks uint8 targets; nll_loss does not "
+                                  "(2.x not yet measured; the spec does not wrap)"),
 ]
 
 # (rtol, atol) per dtype; a case uses the coarsest of its input dtype and the

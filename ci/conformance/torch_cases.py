@@ -64,6 +64,10 @@ class Case:
         t = self.tensors.get(name)
         return None if t is None else dtype_name(t)
 
+    def ndim(self, name):
+        t = self.tensors.get(name)
+        return None if t is None else t.dim()
+
     def describe(self):
         parts = ["%s %s%s" % (k, dtype_name(t), list(t.shape)) for k, t in self.tensors.items()]
         parts += ["%s=%r" % kv for kv in self.options.items()]

@@ -42,12 +42,14 @@ static int reject(char *error, size_t size, const char *what)
 static int forward(const lossfuzz_call *call, char *error, size_t size)
 {
     const DLTensor *x = call->input, *t = call->target, *w = call->weight;
-    /* [N, C] with targets [N], or one row [C] with a 0-D target. */
+    /* [N, C] with targets [N], or one row [C] with a 0-D target or one of
+     * shape [1] (PyTorch 2.x takes both). */
     int batched = x->ndim == 2;
+    int one_row_target = x->ndim == 1 && (t->ndim == 0 || (t->ndim == 1 && t->shape[0] == 1));
     int64_t n = batched ? x->shape[0] : 1, c = x->shape[x->ndim - 1];
     int64_t xs_row = batched ? x->strides[0] : 0, xs_col = x->strides[x->ndim - 1];
-    if (x->ndim < 1 || x->ndim > 2 || t->ndim != x->ndim - 1 || (batched && t->shape[0] != n))
-        return reject(error, size, "input must be [N, C] with target [N], or [C] with a 0-D target");
+    if (x->ndim < 1 || x->ndim > 2 || (batched ? t->ndim != 1 || t->shape[0] != n : !one_row_target))
+        return reject(error, size, "input must be [N, C] with target [N], or [C] with a target of shape [] or [1]");
     if (w && (w->ndim != 1 || w->shape[0] != c))
         return reject(error, size, "weight must have one element per class");
     /* PyTorch returns an empty batch's result before it looks at the weight's dtype. */

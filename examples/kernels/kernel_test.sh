@@ -3,7 +3,8 @@
 # example kernels: the plain and the guarded one keep PyTorch's contract on
 # every regression they claim; the buggy one is caught (silent garbage, an
 # out-of-bounds read); a library of another ABI version, one without the
-# entry, or no library at all is refused with a clear message (exit 2).
+# entry, or no library at all is refused with a clear message (exit 2). Then
+# the Python callables of ce_python.py alike, when a python3 has torch.
 . "$(dirname "$0")/../../harness/tests/lf_expect.sh"
 lossfuzz=$1 dir=$2
 regressions=$(dirname "$0")/../../regressions
@@ -26,4 +27,28 @@ libm=$(ldconfig -p 2>/dev/null | awk '/libm\.so\.6 / { print $NF; exit }')
     "$regressions/one_based_labels.json"
 expect 2 "kernel library no-such-kernel.so: No such file" "$lossfuzz" check --kernel no-such-kernel.so \
     "$regressions/one_based_labels.json"
+
+# Python callables (py:MODULE:FUNCTION), in a Python worker with torch.
+if ! ci/find-python.sh torch >/dev/null 2>&1; then
+    echo "note: no python3 with torch; the Python kernels are not tested"
+    finish
+    exit
+fi
+py=examples/kernels/ce_python.py
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$py:rows" "$regressions"
+# F.cross_entropy itself keeps the contract, but where this PyTorch differs from the spec by design.
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$py:wrapper" "$regressions"
+expect 0 "known          torch 1.13 wraps" "$lossfuzz" check --kernel "py:$py:wrapper" \
+    examples/kernels/cases/u8_ignore_index_wrapped.json
+expect 1 "value-mismatch/kernel: kernel value[0] = 0, spec -nan" "$lossfuzz" check --kernel "py:$py:rows_buggy" \
+    "$regressions/all_targets_ignored_mean.json"
+# An unguarded callable that raises where PyTorch asserts is accepted; its name is shown.
+expect 0 "device_assert  label_out_of_range: Target 5 is out of bounds." "$lossfuzz" check \
+    --kernel "py:$py:rows" "$regressions/one_based_labels.json"
+expect 2 "--kernel py:$py:nothing: $py has no nothing" "$lossfuzz" check --kernel "py:$py:nothing" \
+    "$regressions/one_based_labels.json"
+expect 2 "cannot import no_such_module: ModuleNotFoundError" "$lossfuzz" check --kernel py:no_such_module:f \
+    "$regressions/one_based_labels.json"
+expect 2 "lossfuzz_claims has 'feature'" "$lossfuzz" check --kernel \
+    py:examples/kernels/cases/bad_claims.py:cross_entropy "$regressions/one_based_labels.json"
 finish

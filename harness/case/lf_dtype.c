@@ -33,6 +33,17 @@ double lf_dtype_max(lf_dtype t)
     }
 }
 
+double lf_dtype_eps(lf_dtype t)
+{
+    switch (t) {
+    case LF_F64: return DBL_EPSILON;
+    case LF_F32: return FLT_EPSILON;
+    case LF_F16: return 0x1p-10;
+    case LF_BF16: return 0x1p-7;
+    default: return 1;
+    }
+}
+
 lf_dtype lf_dtype_coarsest(lf_dtype a, lf_dtype b)
 {
     if (!lf_dtype_is_float(b)) return a;

@@ -19,6 +19,8 @@ static inline bool lf_dtype_is_float(lf_dtype t) { return t <= LF_BF16; }
 double lf_dtype_round(lf_dtype t, double v);
 /* Largest finite value of a floating type. */
 double lf_dtype_max(lf_dtype t);
+/* The gap between 1 and the next value of a floating type (machine epsilon). */
+double lf_dtype_eps(lf_dtype t);
 /* The less precise of two floating types (bfloat16 < float16 < float32 < float64). */
 lf_dtype lf_dtype_coarsest(lf_dtype a, lf_dtype b);
 /* PyTorch's type promotion between two floating types. */

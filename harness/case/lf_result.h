@@ -25,8 +25,14 @@ typedef struct {
     bool scalar;               /* a 0-D result */
     int64_t n;                 /* number of values */
     double *values;
-    double *scales;            /* spec only: magnitude of the terms behind each value */
+    double *scales;            /* spec only: magnitude of the terms behind each value, or
+                                * LF_SCALE_UNDECIDED */
 } lf_result;
+
+/* A spec value PyTorch's float arithmetic does not decide: its terms pass
+ * float's range, or an infinite weight meets an lp float may round to 0.
+ * PyTorch gives inf, NaN or a number there, by the order it sums in. */
+#define LF_SCALE_UNDECIDED (-1.0)
 
 void lf_result_init(lf_result *r);
 void lf_result_free(lf_result *r);

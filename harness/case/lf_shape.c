@@ -30,3 +30,10 @@ bool lf_broadcast_strides(const lf_tensor *t, const lf_tensor *to, int64_t *stri
     }
     return true;
 }
+
+bool lf_any_target_kept(const lf_case *c)
+{
+    for (int64_t i = 0; i < c->target.numel; i++)
+        if (lf_load_i64(c->target.data, c->target.dtype, i) != c->ignore_index) return true;
+    return false;
+}

@@ -78,6 +78,7 @@ const lf_backend *lf_cli_backend(const char *command, const lf_paths_config *cfg
 {
     char err[1536];
     const lf_backend *be = lf_paths_open(cfg, err, sizeof err);
-    if (!be) fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, cfg->backend, err);
+    if (!be && cfg->kernel) fprintf(stderr, "lossfuzz %s: %s\n", command, err);
+    else if (!be) fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, cfg->backend, err);
     return be;
 }

@@ -90,9 +90,10 @@ static bool find_program(const char *name, char *out, size_t outlen)
     return false;
 }
 
-/* The Python worker under the first interpreter that has torch:
- * $LOSSFUZZ_PYTHON, else python3 on $PATH, else /usr/bin/python3. */
-static lf_exec *start_torch(const lf_paths_config *cfg, char *err, size_t errlen)
+/* A Python worker under the first interpreter that has torch:
+ * $LOSSFUZZ_PYTHON, else python3 on $PATH, else /usr/bin/python3. It serves
+ * PyTorch itself, or with kernel (py:MODULE:FUNCTION) that callable. */
+static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, char *err, size_t errlen)
 {
     const char *script = getenv("LOSSFUZZ_PYTHON_WORKER");
     char path[256], tried[1024] = "";
@@ -102,29 +103,32 @@ static lf_exec *start_torch(const lf_paths_config *cfg, char *err, size_t errlen
     const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;
-        const char *argv[] = {path, script, "--device", device, NULL};
-        lf_exec_options o = {"torch worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
+        const char *argv[] = {path, script, "--device", device, kernel ? "--kernel" : NULL, kernel, NULL};
+        lf_exec_options o = {kernel ? "kernel worker" : "torch worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
         char why[400];
         lf_exec *x = lf_exec_start(&o, why, sizeof why);
         if (x) return x;
+        const char *kernel_error = kernel ? strstr(why, "--kernel ") : NULL;
+        if (kernel_error) { /* torch is there; the kernel does not load, and would not under another Python */
+            snprintf(err, errlen, "%s (under %s)", kernel_error, path);
+            return NULL;
+        }
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s  %.200s: %.300s", used ? "\n" : "", path, why);
         if (env_py && *env_py) break; /* the one asked for, or none */
     }
-    snprintf(err, errlen, "no Python with torch could run the PyTorch worker (set LOSSFUZZ_PYTHON):\n%s",
-             tried[0] ? tried : "  no python3 found");
+    snprintf(err, errlen, "no Python with torch could run the %s (set LOSSFUZZ_PYTHON):\n%s",
+             kernel ? "kernel under test" : "PyTorch worker", tried[0] ? tried : "  no python3 found");
     return NULL;
 }
 
-/* The kernel under test in its own worker: a C worker that loads LIB.so,
- * given by its absolute path (workers may run elsewhere). */
+/* The kernel under test in its own worker: a Python worker that imports
+ * py:MODULE:FUNCTION, or a C worker that loads LIB.so, given by its absolute
+ * path (workers may run elsewhere). */
 static lf_exec *start_kernel_under_test(const lf_paths_config *cfg, char *err, size_t errlen)
 {
     char bin[4096], lib[4096];
-    if (!strncmp(cfg->kernel, "py:", 3)) {
-        snprintf(err, errlen, "--kernel %s: Python kernels are not served yet", cfg->kernel);
-        return NULL;
-    }
+    if (!strncmp(cfg->kernel, "py:", 3)) return start_python(cfg, cfg->kernel + 3, err, errlen);
     if (!realpath(cfg->kernel, lib)) {
         snprintf(err, errlen, "kernel library %s: %s", cfg->kernel, strerror(errno));
         return NULL;
@@ -161,7 +165,7 @@ const lf_backend *lf_paths_open(const lf_paths_config *cfg, char *err, size_t er
     be->name = cfg->backend;
     be->exec = be->torch = be->kernel = NULL;
     if ((out_of_process && !(be->exec = start_kernels(cfg, err, errlen))) ||
-        (cfg->torch && !(be->torch = start_torch(cfg, err, errlen))) ||
+        (cfg->torch && !(be->torch = start_python(cfg, NULL, err, errlen))) ||
         (cfg->kernel && !(be->kernel = start_kernel_under_test(cfg, err, errlen)))) {
         lf_exec_stop(be->exec);
         lf_exec_stop(be->torch);

@@ -95,6 +95,13 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                       "weight of shape %s for %lld classes", ws, (long long)C);
     }
     if (!shape_ok) return reject_target_rank(c, want_ndim, r);
+    /* nll_loss_nd views an input without elements as [N, C, 0, 0]: a target with some no longer fits */
+    if (spatial && in->ndim != 4 && in->numel == 0 && tg->numel > 0) {
+        char is[128];
+        lf_format_shape(is, sizeof is, in->shape, in->ndim);
+        return reject(r, "target_shape", NULL, "an input with no classes (C = 0) takes only a target without elements",
+                      "input of shape %s has no elements but the target has %lld", is, (long long)tg->numel);
+    }
     if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
     if (w->present && w->dtype != in->dtype && !empty)
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
@@ -164,9 +171,25 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
 
 bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r)
 {
-    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && c->weight.present &&
-          c->reduction == LF_REDUCTION_MEAN && c->target.dtype != LF_I64))
-        return true;
+    const lf_tensor *w = &c->weight;
+    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && w->present)) return true;
+    if (w->ndim == 0 || w->shape[0] != w->numel) {
+        char ws[128];
+        lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
+        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                      "label smoothing views the weight along the class dim, so its %lld elements must lie "
+                      "along its first dim; got shape %s", (long long)w->numel, ws);
+    }
+    /* gather checks its index only when some target is kept */
+    if (c->reduction != LF_REDUCTION_MEAN || !lf_any_target_kept(c)) return true;
+    if (w->ndim >= 2) {
+        char ws[128];
+        lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
+        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                      "label smoothing with class weights and reduction='mean' gathers the weights by target, "
+                      "which needs a 1-D weight; got shape %s", ws);
+    }
+    if (c->target.dtype == LF_I64) return true;
     return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
                   "label smoothing with class weights and reduction='mean' gathers the weights by "
                   "target, which needs int64 targets; got %s", lf_dtype_name(c->target.dtype));

@@ -61,7 +61,13 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
     }
     if (p->path == LF_PATH_CLASS) {
         lf_guard_diagnose_labels(c, p, &st, r);
-        if (r->kind != LF_OUTCOME_HOST_ERROR) lf_guard_check_after_labels(c, p, r);
+        /* PyTorch raises its errors after the kernels even where they read a
+         * truncated label without a word: the error is the one to name then. */
+        bool truncated = r->kind == LF_OUTCOME_HOST_ERROR && !strcmp(r->error, "label_truncated");
+        lf_result after;
+        lf_result_init(&after);
+        after.kind = LF_OUTCOME_OK;
+        if ((r->kind != LF_OUTCOME_HOST_ERROR || truncated) && !lf_guard_check_after_labels(c, p, &after)) *r = after;
     }
     else if (lf_guard_all_one_hot(p, &st)) lf_guard_warn_one_hot(c, be, p, r);
     else lf_guard_warn_probs(p, &st, r);

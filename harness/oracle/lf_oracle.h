@@ -39,7 +39,8 @@ typedef struct {
     lf_result kernel;      /* the kernel under test (harness/kernel), when the backend has one */
     bool has_kernel;       /* it ran on the case */
     char kernel_skip[96];  /* it was not sent the case: what the case uses that it does not claim */
-    char torch_known[320]; /* a documented PyTorch version or device difference explains torch's answer */
+    char torch_known[320]; /* a documented PyTorch version or device difference explains the answer of torch
+                            * (or of a Python kernel, on the PyTorch it runs on) */
     bool finding;
     bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];

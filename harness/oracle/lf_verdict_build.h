@@ -15,6 +15,6 @@ void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got);
 bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r);
 
 /* The kernel under test against the spec (lf_kernel_verdict.c). */
-void lf_judge_kernel(const lf_backend *be, lf_verdict *v);
+void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v);
 
 #endif

@@ -22,9 +22,10 @@ int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar);
  * index, or -1 when no element asserts. */
 int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p);
 
-/* A host error PyTorch raises after the NLL kernels ran: label smoothing with
- * class weights and reduction mean calls weight.gather(0, target), which needs
- * int64 targets. Fills r and returns true when it applies. */
+/* A host error PyTorch raises after the NLL kernels ran, in label smoothing
+ * with class weights: the weight viewed along the class dim needs its
+ * elements along dim 0, and reduction mean's weight.gather(0, target) needs
+ * int64 targets. Fills r and returns true when one applies. */
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r);
 
 /* The whole spec: plan, asserts, then values. */

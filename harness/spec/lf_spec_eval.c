@@ -11,27 +11,32 @@
 #include "lf_shape.h"
 #include "lf_spec.h"
 
-typedef struct { double loss, mag, smooth, smooth_mag, w, valid; } row_terms;
+typedef struct { double loss, mag, smooth, smooth_mag, w, w_mag, valid; bool undecided; } row_terms;
 
 static double weight_of(const lf_case *c, int64_t k)
 {
     return c->weight.present ? lf_load_f64(c->weight.data, c->weight.dtype, k) : 1.0;
 }
 
-/* lp[c] of one row, as at::log_softmax returns it (rounded to the input dtype). */
-static void row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp)
+/* lp[c] of one row, as at::log_softmax returns it (rounded to the input
+ * dtype). Returns what the magnitude of lp[k]'s terms exceeds |lp[k]| by:
+ * lp[k] = (x[k] - max) - log(sum), and log(sum) is off by about one unit of
+ * the dtype however small it is (the sum, >= 1, is rounded), so a label's
+ * lp of -1e-13 is known to within 1e-7 in float32, not to 1e-20. */
+static double row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp)
 {
     double mx = -INFINITY, sum = 0;
     for (int64_t k = 0; k < p->C; k++) {
         lp[k] = lf_load_f64(c->input.data, c->input.dtype, base + k * p->S);
         mx = (lp[k] > mx || isnan(lp[k])) ? lp[k] : mx;
     }
-    if (!p->log_softmax) return; /* nll_loss takes log-probabilities as they are */
+    if (!p->log_softmax) return 0; /* nll_loss takes log-probabilities as they are: exact */
     for (int64_t k = 0; k < p->C; k++) sum += exp(lp[k] - mx);
     for (int64_t k = 0; k < p->C; k++) lp[k] = lf_dtype_round(c->input.dtype, lp[k] - mx - log(sum));
+    return 2 * log(sum) + 1; /* |x[k] - max| <= |lp[k]| + log(sum), plus log(sum) and the sum's rounding */
 }
 
-static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp)
+static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp, double lp_extra)
 {
     row_terms t = {0};
     int64_t label = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, r));
@@ -39,18 +44,21 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
     t.valid = 1;
     t.w = weight_of(c, label);
     t.loss = -t.w * lp[label];
-    t.mag = fabs(t.loss);
+    t.mag = fabs(t.w) * (fabs(lp[label]) + lp_extra);
+    t.w_mag = fabs(t.w);
+    /* An infinite weight times an lp that float may round to 0: inf or NaN. */
+    if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     /* -(input * weight).sum(class_dim): each product, then the row sum, stored in the input dtype */
     for (int64_t k = 0; p->label_smoothing > 0 && k < p->C; k++) {
         double term = c->weight.present ? lf_dtype_round(c->input.dtype, weight_of(c, k) * lp[k]) : lp[k];
         t.smooth -= term;
-        t.smooth_mag += fabs(term);
+        t.smooth_mag += fabs(weight_of(c, k)) * (fabs(lp[k]) + lp_extra);
     }
     t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
     return t;
 }
 
-static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, const double *lp)
+static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, const double *lp, double lp_extra)
 {
     row_terms t = {0};
     double eps = p->label_smoothing;
@@ -59,7 +67,7 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
         if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
         double term = -lp[k] * tk * weight_of(c, k);
         t.loss += term;
-        t.mag += fabs(term);
+        t.mag += fabs(tk * weight_of(c, k)) * (fabs(lp[k]) + lp_extra);
     }
     return t;
 }
@@ -129,16 +137,19 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
         if (p->path == LF_PATH_BCE) t = bce_element(c, p, i);
         else {
-            row_log_softmax(c, p, base, lp);
-            t = p->path == LF_PATH_CLASS ? class_row(c, p, i, lp) : prob_row(c, p, base, lp);
+            double extra = row_log_softmax(c, p, base, lp);
+            t = p->path == LF_PATH_CLASS ? class_row(c, p, i, lp, extra) : prob_row(c, p, base, lp, extra);
         }
         if (p->reduction == LF_RED_NONE) {
             put(r, i, eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth) : t.loss,
-                eps > 0 ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag : t.mag);
+                t.undecided ? LF_SCALE_UNDECIDED
+                : eps > 0   ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag
+                            : t.mag);
             continue;
         }
+        sum.undecided |= t.undecided;
         sum.loss += t.loss; sum.mag += t.mag; sum.smooth += t.smooth;
-        sum.smooth_mag += t.smooth_mag; sum.w += t.w; sum.valid += t.valid;
+        sum.smooth_mag += t.smooth_mag; sum.w += t.w; sum.w_mag += t.w_mag; sum.valid += t.valid;
     }
     free(lp);
     if (p->reduction == LF_RED_NONE) return;
@@ -155,6 +166,11 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
         v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.smooth) / sdiv);
         mag = (1 - eps) * mag + eps / (double)p->C * sum.smooth_mag / fabs(sdiv);
     }
+    /* PyTorch sums losses and weights in float for every input but float64:
+     * terms past float's range overflow its sums (inf, or a mean of 0 over a
+     * total weight of -inf) where float64's do not. */
+    double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
+    if (sum.undecided || sum.mag + sum.smooth_mag > acc_max || sum.w_mag > acc_max) mag = LF_SCALE_UNDECIDED;
     put(r, 0, v, mag);
 }
 

@@ -89,6 +89,15 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                             "input and target batch or spatial sizes don't match: target %s, input %s", tshape, ishape);
             return false;
         }
+        /* The reshape views an input without elements as [N, C, 0, 0] and a
+         * target with some as [N, 1, -1]: with C = 0 they no longer match. */
+        if (in->ndim != 4 && in->numel == 0 && tg->numel > 0) {
+            lf_result_error(r, "target_shape", "RuntimeError",
+                            "input and target batch or spatial sizes don't match: target [%lld, 1, %lld], "
+                            "input [%lld, %lld, 0, 0]", (long long)tg->shape[0],
+                            (long long)(tg->numel / tg->shape[0]), (long long)in->shape[0], (long long)in->shape[1]);
+            return false;
+        }
         if (tg->dtype != LF_I64 && !empty) {
             lf_result_error(r, "target_dtype", "RuntimeError", "expected scalar type Long but found %s",
                             lf_torch_type_name(tg->dtype));
@@ -221,9 +230,32 @@ int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p)
 
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
-    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && c->weight.present &&
-          p->reduction == LF_RED_MEAN && c->target.dtype != LF_I64))
-        return false;
+    const lf_tensor *w = &c->weight;
+    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && w->present)) return false;
+    /* The smoothing term views the weight as [1, .., weight.size(0), .., 1]:
+     * nll_loss counted its elements only, this needs them along dim 0. */
+    if (w->ndim == 0) {
+        lf_result_error(r, "weight_shape", "IndexError", "Dimension specified as 0 but tensor has no dimensions");
+        return true;
+    }
+    if (w->shape[0] != w->numel) {
+        int64_t view[LF_MAX_DIMS];
+        char vs[128];
+        for (int d = 0; d < c->input.ndim; d++) view[d] = 1;
+        view[c->input.ndim == 1 ? 0 : 1] = w->shape[0];
+        lf_format_shape(vs, sizeof vs, view, c->input.ndim);
+        lf_result_error(r, "weight_shape", "RuntimeError", "shape '%s' is invalid for input of size %lld", vs,
+                        (long long)w->numel);
+        return true;
+    }
+    /* Mean divides by weight.gather(0, the targets not ignored), which checks
+     * its index only when there is one: int64, and of the weight's dims. */
+    if (p->reduction != LF_RED_MEAN || !lf_any_target_kept(c)) return false;
+    if (w->ndim >= 2) {
+        lf_result_error(r, "weight_shape", "RuntimeError", "Index tensor must have the same number of dimensions as input tensor");
+        return true;
+    }
+    if (c->target.dtype == LF_I64) return false;
     lf_result_error(r, "target_dtype", "RuntimeError", "gather(): Expected dtype int64 for index");
     return true;
 }

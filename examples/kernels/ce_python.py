@@ -1,0 +1,72 @@
+"""Example Python kernels under test, each with F.cross_entropy's signature.
+
+    lossfuzz check --kernel py:examples/kernels/ce_python.py:rows regressions/
+    ci/fuzz.sh fuzz_class 60 --kernel py:examples/kernels/ce_python.py:rows_buggy
+
+  wrapper     F.cross_entropy itself: claims everything, and must give no finding
+  rows        cross-entropy written out in torch ops (logsumexp minus the
+              label's logit), the way a hand-written loss looks
+  rows_buggy  the same with a bug seen in released kernels: reduction mean
+              divides by the batch size, counting ignored rows"""
+import torch
+import torch.nn.functional as F
+
+
+def wrapper(input, target, **options):
+    return F.cross_entropy(input, target, **options)
+
+
+def _rows(input, target, weight=None, ignore_index=-100, reduction="mean", count_ignored=False):
+    if input.dim() == 1 and target.numel() == 1 and target.dim() <= 1:  # one row: [C] with [] or [1]
+        loss = _rows(input[None], target.reshape(1), weight, ignore_index, "none")
+        if reduction == "mean":  # PyTorch's 1-D kernel: the row's own loss, 0 when ignored
+            w = 1.0 if weight is None else weight[target.reshape(1).clamp(0, input.shape[0] - 1)]
+            loss = torch.where(target.reshape(1) == ignore_index, torch.zeros_like(loss), loss / w)
+        return loss.reshape(())  # 0-D for every reduction, even a target of shape [1]
+    if input.dim() != 2 or target.dim() != 1 or target.shape[0] != input.shape[0]:
+        raise ValueError("rows: input [N, C] with target [N], or [C] with target [] or [1]")
+    if target.dtype != torch.int64:
+        raise ValueError("rows: int64 class indices only")
+    if weight is not None and weight.shape != (input.shape[1],):
+        raise ValueError("rows: weight must have one element per class")
+    # PyTorch returns an empty batch's result before it looks at the weight's dtype.
+    if weight is not None and input.shape[0] and weight.dtype != input.dtype:
+        raise ValueError("rows: weight must have the input's dtype")
+    keep = target != ignore_index
+    bad = keep & ((target < 0) | (target >= input.shape[1]))
+    if bad.any():  # as PyTorch on the CPU says it (CUDA asserts)
+        raise IndexError("Target %d is out of bounds." % target[bad][0])
+    zeros = torch.zeros(target.shape, dtype=input.dtype)
+    if input.shape[1] == 0:  # no classes: every row is ignored (else it raised above)
+        loss = w_row = zeros
+    else:
+        safe = torch.where(keep, target, torch.zeros_like(target))  # gather needs a class everywhere
+        w_row = torch.ones_like(zeros) if weight is None else weight[safe].to(input.dtype)
+        w_row = torch.where(keep, w_row, zeros)
+        # Shifted by the row maximum first: logsumexp(x) - x[t] cancels
+        # catastrophically when the logits are large (1e4 in float32 keeps 3 digits).
+        shifted = input - input.max(dim=1, keepdim=True).values if input.shape[0] else input
+        loss = w_row * (torch.logsumexp(shifted, dim=1) - shifted.gather(1, safe[:, None])[:, 0])
+        loss = torch.where(keep, loss, zeros)  # 0 * NaN is NaN: an ignored row's logits do not count
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction != "mean":
+        raise ValueError("%s is not a valid value for reduction" % reduction)
+    return loss.sum() / (input.shape[0] if count_ignored else w_row.sum())
+
+
+def rows(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    return _rows(input, target, weight, ignore_index, reduction)
+
+
+def rows_buggy(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    return _rows(input, target, weight, ignore_index, reduction, count_ignored=True)
+
+
+_ROWS_CLAIMS = {"losses": ["cross_entropy"], "input_dtypes": ["float32", "float64"], "target_dtypes": ["int64"],
+                "features": ["weight", "ignore_index"], "max_spatial_dims": 0}
+rows.lossfuzz_claims = dict(_ROWS_CLAIMS, name="ce_python rows")
+rows_buggy.lossfuzz_claims = dict(_ROWS_CLAIMS, name="ce_python rows (buggy: mean counts ignored rows)")
+wrapper.lossfuzz_claims = {"name": "F.cross_entropy", "losses": ["cross_entropy", "cross_entropy_prob"]}

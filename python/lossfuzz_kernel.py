@@ -1,0 +1,99 @@
+"""A Python kernel under test: a callable with the signature of
+F.cross_entropy (or of F.nll_loss / F.binary_cross_entropy_with_logits for
+the losses it claims), named MODULE:FUNCTION, where MODULE is a dotted module
+name found on sys.path (the current directory first) or the path of a .py
+file. Triton kernels, torch.compile'd losses and CUDA extensions are tested
+through such a callable.
+
+What it supports is its `lossfuzz_claims`, a dict on the function (or, else,
+on its module) with the keys of include/lossfuzz/kernel.h's table, as names:
+
+    cross_entropy.lossfuzz_claims = {
+        "name": "my_ce", "guarded": False,
+        "losses": ["cross_entropy"],                 # cross_entropy_prob, nll_loss, ...
+        "input_dtypes": ["float32", "bfloat16"], "target_dtypes": ["int64"],
+        "reductions": ["none", "mean", "sum"],
+        "features": ["weight", "ignore_index"],      # label_smoothing, pos_weight, contiguous_only
+        "max_spatial_dims": 0}
+
+A key left out claims everything lossfuzz can send, except "losses" (both
+kinds of cross_entropy) and "guarded" (False). A guarded callable promises to
+raise for every call PyTorch rejects; an unguarded one only to be right on
+valid calls and never to return a number where PyTorch gives none."""
+import importlib
+import importlib.util
+import os
+import sys
+
+CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
+              "max_spatial_dims")
+DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
+# A kernel's exception of these types is a bug in it (kernel_failed), not a
+# rejection of the call: PyTorch and guarded kernels raise RuntimeError,
+# ValueError or IndexError.
+REJECTIONS = (RuntimeError, ValueError, IndexError)
+
+
+class KernelError(Exception):
+    """The kernel cannot be loaded, or its claims cannot be read."""
+
+
+def kernel_error(exc):
+    """The error class of an exception the kernel raised itself."""
+    return "kernel_rejected" if isinstance(exc, REJECTIONS) else "kernel_failed"
+
+
+def import_module(name):
+    """The module named by a dotted name or a .py path."""
+    if name.endswith(".py") or os.sep in name:
+        if not os.path.isfile(name):
+            raise KernelError("no file %s" % name)
+        spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(name))[0], name)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # a user's module beside them, as `python -c` finds it
+    return importlib.import_module(name)
+
+
+def claims_of(fn, module, label, device_type):
+    """The hello's "kernel" object: the callable's claims, with defaults."""
+    claims = getattr(fn, "lossfuzz_claims", None)
+    if claims is None:
+        claims = getattr(module, "lossfuzz_claims", None)
+    if claims is None:
+        claims = {}
+    if not isinstance(claims, dict):
+        raise KernelError("lossfuzz_claims must be a dict, not %s" % type(claims).__name__)
+    unknown = sorted(set(claims) - set(CLAIM_KEYS))
+    if unknown:
+        raise KernelError("lossfuzz_claims has %s; the keys are %s" % (", ".join(map(repr, unknown)),
+                                                                        ", ".join(CLAIM_KEYS)))
+    out = {"name": label, "guarded": False, "losses": DEFAULT_LOSSES}
+    out.update(claims)
+    out["device"] = device_type
+    return out
+
+
+def load_kernel(spec, device_type):
+    """(callable, claims) for MODULE:FUNCTION; KernelError says why not."""
+    module_name, _, fn_name = spec.rpartition(":")
+    if not module_name or not fn_name:
+        raise KernelError("expected MODULE:FUNCTION (a dotted module or a .py file, then the callable)")
+    try:
+        module = import_module(module_name)
+    except KernelError:
+        raise
+    except BaseException as exc:  # an import runs the user's code: anything may come out
+        raise KernelError("cannot import %s: %s: %s" % (module_name, type(exc).__name__, exc))
+    fn = module
+    for part in fn_name.split("."):  # a method of a class or an object: mod:Loss.apply
+        fn = getattr(fn, part, None)
+        if fn is None:
+            raise KernelError("%s has no %s" % (module_name, fn_name))
+    if not callable(fn):
+        raise KernelError("%s.%s is not callable" % (module_name, fn_name))
+    label = "%s:%s" % (os.path.basename(module_name), fn_name) if module_name.endswith(".py") else spec
+    return fn, claims_of(fn, module, label, device_type)
