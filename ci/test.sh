@@ -71,7 +71,12 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
         { echo "ci: the buggy Python kernel's repro fails on the correct one"; exit 1; }
     ci/fuzz.sh fuzz_class 30 --kernel "py:$py:rows" --out "$(mktemp -d)" 2>&1 | tail -1 |
         grep -q 'findings: 0' || { echo "ci: the correct Python kernel gave a finding"; exit 1; }
-    total=$((total + 2))
+    # Backward: every row scaled by the first upstream value is found; done right, nothing.
+    ci/fuzz.sh fuzz_class 30 --kernel "py:$py:fused_buggy" --out "$(mktemp -d)" 2>&1 | tail -1 |
+        grep -q 'findings: [1-9].*grad-mismatch/kernel' || { echo "ci: the fused kernel's backward bug was not found"; exit 1; }
+    ci/fuzz.sh fuzz_class 30 --kernel "py:$py:fused" --out "$(mktemp -d)" 2>&1 | tail -1 |
+        grep -q 'findings: 0' || { echo "ci: the correct fused kernel gave a finding"; exit 1; }
+    total=$((total + 4))
 else
     echo "== Python kernels under test: skipped, no python3 with torch =="
 fi

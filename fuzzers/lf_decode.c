@@ -338,6 +338,17 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layo
     layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
+/* The backward half a kernel under test is held to, from the seed byte
+ * (also the weights' seed): the upstream gradient's kind (byte % 3), the
+ * input frozen one time in four, the byte its seed. Zero is the default. */
+static void decode_backward(uint8_t byte, lf_backward *b)
+{
+    b->given = byte != 0;
+    b->seed = byte;
+    b->upstream = (lf_upstream)(byte % LF_UPSTREAM_COUNT);
+    b->input_requires_grad = byte / LF_UPSTREAM_COUNT % 4 != 3;
+}
+
 static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout, bool fill)
 {
     lf_producer pr = {data, size, 0};
@@ -348,6 +359,7 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
     lf_case_init(c);
     if (t == LF_TARGET_PROB) decode_prob(&pr, prm, c, &lay, fill);
     else decode_class(&pr, prm, c, &lay, fill);
+    decode_backward(prm[P_SEED], &c->backward);
     if (layout) *layout = lay;
 }
 

@@ -54,7 +54,8 @@ enum { B_NONE, B_LAST, B_ONE, B_SCALAR, B_FULL, B_LAST_ONE, B_LEADING_ONE, B_LAS
        B_COUNT };
 /* Weight values (P_WEIGHT_VALUES, P_POS_WEIGHT_VALUES): byte % 8 the
  * generator, byte / 8 % 4 the share of special values (0, 0.1, 0.3, all),
- * seeded by P_SEED: generated whatever the payload's length. PAYLOAD reads
+ * seeded by P_SEED: generated whatever the payload's length. P_SEED also
+ * gives a kernel under test its backward half (lf_decode.c: decode_backward). PAYLOAD reads
  * 1 + a float per weight after the logits (what seeds made from cases use). */
 enum { WV_PAYLOAD, WV_ONES, WV_UNIFORM_0_2, WV_UNIFORM_NEAR_1, WV_INTS_0_2, WV_ZEROS, WV_SIGNED, WV_HUGE, WV_COUNT };
 static const double lf_p_special_rates[] = {0, 0.1, 0.3, 1.0};

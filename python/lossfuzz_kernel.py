@@ -14,7 +14,8 @@ on its module) with the keys of include/lossfuzz/kernel.h's table, as names:
         "input_dtypes": ["float32", "bfloat16"], "target_dtypes": ["int64"],
         "reductions": ["none", "mean", "sum"],
         "features": ["weight", "ignore_index"],      # label_smoothing, pos_weight, contiguous_only
-        "max_spatial_dims": 0}
+        "max_spatial_dims": 0,
+        "backward": True}                            # d input checked through autograd
 
 A key left out claims everything lossfuzz can send, except "losses" (both
 kinds of cross_entropy) and "guarded" (False). A guarded callable promises to
@@ -26,7 +27,7 @@ import os
 import sys
 
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
-              "max_spatial_dims")
+              "max_spatial_dims", "backward")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
 # A kernel's exception of these types is a bug in it (kernel_failed), not a
 # rejection of the call: PyTorch and guarded kernels raise RuntimeError,

@@ -139,8 +139,18 @@ class Worker:
         return (self.tensor(case.doc["input"]), self.tensor(case.doc["target"])), kwargs
 
     def run_path(self, case, values_at, cap):
-        """One path's result dict; its values go to the shared memory."""
+        """One path's result dict; its values go to the shared memory. The
+        kernel under test is also held to the rest of PyTorch's contract:
+        the tensors it is given unchanged, and (when asked) d input."""
         args, kwargs = self.arguments(case)  # outside the try: a bad request is no torch error
+        backward = case.doc.get("backward") if self.path == "kernel" else None
+        upstream = self.tensor(backward["upstream"]) if backward else None
+        wants_grad = bool(backward and backward.get("input_requires_grad"))
+        given = [("input", args[0]), ("target", args[1])] + [(k, v) for k, v in kwargs.items()
+                                                              if k in TENSOR_OPTIONS]
+        before = [(name, t.detach().clone()) for name, t in given] if self.path == "kernel" else []
+        if wants_grad and args[0].is_floating_point():
+            args[0].requires_grad_(True)
         try:
             result = self.fns[case.loss](*args, **kwargs)
             values = result.detach().double().flatten().cpu()  # waits for the kernels
@@ -149,14 +159,53 @@ class Worker:
                 raise  # main() answers "dead"
             return error_result(case, exc, self.path == "kernel")
         n = values.numel()
-        if n > cap:
+        room = cap - (args[0].numel() if backward else 0)
+        if n > room:
             return {"outcome": "host_error", "error": "result_too_large",
-                    "message": "%d values, room for %d" % (n, cap)}
-        if n:
-            out = self.torch.frombuffer(self.shm, dtype=self.torch.float64, count=n, offset=values_at)
+                    "message": "%d values, room for %d" % (n, room)}
+        self.put_values(values, values_at)
+        answer = {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
+                  "dtype": str(result.dtype).replace("torch.", "")}
+        changed = self.changed(given, before, "in forward")
+        if wants_grad:
+            answer.update(self.input_grad(result, args[0], upstream, values_at + 8 * n))
+            changed = changed or self.changed(given, before, "in backward")
+        if changed:
+            answer["changed"] = changed
+        return answer
+
+    def put_values(self, values, at):
+        if values.numel():
+            out = self.torch.frombuffer(self.shm, dtype=self.torch.float64, count=values.numel(), offset=at)
             out.copy_(values)
-        return {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
-                "dtype": str(result.dtype).replace("torch.", "")}
+
+    def input_grad(self, result, x, upstream, at):
+        """The answer's "grad" keys: d result / d x given the upstream
+        gradient (result's shape and dtype), its values at `at`."""
+        torch = self.torch
+        if not x.requires_grad:
+            return {"grad": "missing", "grad_message": "the input's dtype %s cannot require grad" % x.dtype}
+        if not result.requires_grad:
+            return {"grad": "missing", "grad_message": "the result does not require grad (no graph back to the input)"}
+        try:
+            seed = upstream.to(result.dtype).reshape(result.shape)
+            (g,) = torch.autograd.grad(result, x, seed, allow_unused=True)
+        except Exception as exc:  # the kernel's backward raised
+            return {"grad": "error", "grad_message": ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]}
+        if g is None:
+            return {"grad": "missing", "grad_message": "the graph does not reach the input"}
+        self.put_values(g.detach().double().flatten().cpu(), at)
+        return {"grad": "ok", "grad_n": g.numel(), "grad_dtype": str(g.dtype).replace("torch.", "")}
+
+    def changed(self, given, before, when):
+        """The first tensor given to the kernel whose bits differ from its copy
+        taken before the call (NaN payloads included), e.g. "input (in forward)"."""
+        for (name, t), (_, copy) in zip(given, before):
+            now = t.detach()
+            if now.shape != copy.shape or not self.torch.equal(same_size_ints(self.torch, now),
+                                                               same_size_ints(self.torch, copy)):
+                return "%s (%s)" % (name, when)
+        return None
 
     def handle(self, req):
         """The answer to one request (a dict with an id)."""
@@ -183,6 +232,12 @@ class Worker:
         return {"id": req["id"], "results": results}
 
 
+def same_size_ints(torch, t):
+    """t's bits as integers, for a comparison that sees NaN and -0."""
+    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    return t.view(ints[t.element_size()]) if t.dtype != torch.bool else t
+
+
 def error_result(case, exc, under_test=False):
     """The protocol's result for an exception torch (or the kernel under
     test) raised. A kernel's own exception, in no class of PyTorch's, is
@@ -190,6 +245,8 @@ def error_result(case, exc, under_test=False):
     c = classify_error(case, exc)
     if under_test and c["outcome"] == "host_error" and c["error"].startswith("unmapped:"):
         c["error"] = kernel_error(exc)
+        if c["error"] == "kernel_failed":  # a bug's exception: its type says the most
+            c["message"] = "%s: %s" % (type(exc).__name__, c["message"])
     message = c["message"].split("\n", 1)[0]
     if c["outcome"] == "device_assert":
         r = {"outcome": "device_assert", "message": message}

@@ -7,7 +7,13 @@
   rows        cross-entropy written out in torch ops (logsumexp minus the
               label's logit), the way a hand-written loss looks
   rows_buggy  the same with a bug seen in released kernels: reduction mean
-              divides by the batch size, counting ignored rows"""
+              divides by the batch size, counting ignored rows
+  fused       an autograd.Function the way fused kernels are written: the
+              gradient computed in forward into a buffer of its own, scaled
+              by the upstream gradient in backward
+  fused_buggy the same, scaling every row by the first upstream value under
+              reduction none (Liger-Kernel issues 678 and 968): invisible to
+              loss.sum().backward()"""
 import torch
 import torch.nn.functional as F
 
@@ -65,8 +71,67 @@ def rows_buggy(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return _rows(input, target, weight, ignore_index, reduction, count_ignored=True)
 
 
+class _FusedCrossEntropy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, target, ignore_index, reduction, first_upstream_only):
+        one_row = input.dim() == 1
+        x, t = (input[None], target.reshape(1)) if one_row else (input, target)
+        loss = _rows(x.detach(), t, None, ignore_index, "none")
+        keep = (t != ignore_index).to(x.dtype)
+        grad = torch.softmax(x.detach(), dim=1) if x.shape[1] else x.detach().clone()
+        if x.shape[1]:
+            grad[torch.arange(x.shape[0]), torch.where(t != ignore_index, t, torch.zeros_like(t))] -= 1
+        grad *= keep[:, None]
+        if reduction == "mean":
+            count = keep.sum()
+            loss = loss.sum() / count if not one_row else torch.where(keep[0] > 0, loss[0], loss[0] * 0)
+            grad = grad / count.clamp(min=1) if not one_row else grad  # all ignored: 0, not 0/0
+        elif reduction == "sum":
+            loss = loss.sum()
+        elif one_row:
+            loss = loss.reshape(())
+        ctx.save_for_backward(grad)
+        ctx.shape, ctx.reduction, ctx.first = input.shape, reduction, first_upstream_only
+        return loss
+
+    @staticmethod
+    def backward(ctx, upstream):
+        (grad,) = ctx.saved_tensors
+        if ctx.reduction == "none" and upstream.dim() == 1:
+            scale = upstream[:1] if ctx.first else upstream  # the bug: row 0's upstream for every row
+            grad = grad * scale[:, None]
+        else:
+            grad = grad * upstream
+        return grad.reshape(ctx.shape), None, None, None, None
+
+
+def fused(input, target, ignore_index=-100, reduction="mean"):
+    _check_rows(input, target, ignore_index)
+    return _FusedCrossEntropy.apply(input, target, ignore_index, reduction, False)
+
+
+def fused_buggy(input, target, ignore_index=-100, reduction="mean"):
+    _check_rows(input, target, ignore_index)
+    return _FusedCrossEntropy.apply(input, target, ignore_index, reduction, True)
+
+
+def _check_rows(input, target, ignore_index):
+    if input.dim() == 1 and target.numel() == 1 and target.dim() <= 1:
+        target = target.reshape(1)
+        input = input[None]
+    if input.dim() != 2 or target.dim() != 1 or target.shape[0] != input.shape[0] or target.dtype != torch.int64:
+        raise ValueError("fused: input [N, C] with int64 target [N], or [C] with target [] or [1]")
+    bad = (target != ignore_index) & ((target < 0) | (target >= input.shape[1]))
+    if bad.any():
+        raise IndexError("Target %d is out of bounds." % target[bad][0])
+
+
 _ROWS_CLAIMS = {"losses": ["cross_entropy"], "input_dtypes": ["float32", "float64"], "target_dtypes": ["int64"],
                 "features": ["weight", "ignore_index"], "max_spatial_dims": 0}
 rows.lossfuzz_claims = dict(_ROWS_CLAIMS, name="ce_python rows")
 rows_buggy.lossfuzz_claims = dict(_ROWS_CLAIMS, name="ce_python rows (buggy: mean counts ignored rows)")
 wrapper.lossfuzz_claims = {"name": "F.cross_entropy", "losses": ["cross_entropy", "cross_entropy_prob"]}
+fused.lossfuzz_claims = {"name": "ce_python fused", "losses": ["cross_entropy"],
+                        "input_dtypes": ["float32", "float64"], "target_dtypes": ["int64"], "max_spatial_dims": 0,
+                        "features": []}
+fused_buggy.lossfuzz_claims = dict(fused.lossfuzz_claims, name="ce_python fused (buggy: first upstream value)")

@@ -45,6 +45,15 @@ expect 1 "value-mismatch/kernel: kernel value[0] = 0, spec -nan" "$lossfuzz" che
 # An unguarded callable that raises where PyTorch asserts is accepted; its name is shown.
 expect 0 "device_assert  label_out_of_range: Target 5 is out of bounds." "$lossfuzz" check \
     --kernel "py:$py:rows" "$regressions/one_based_labels.json"
+# Backward through autograd with a seeded upstream gradient: the fused example
+# keeps it, its buggy twin (every row scaled by the first upstream value) not.
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$py:fused" "$regressions"
+expect 1 "grad-mismatch/kernel: d input[" "$lossfuzz" check --kernel "py:$py:fused_buggy" \
+    examples/kernels/cases/upstream_none.json
+expect 1 "false-alarm/kernel: PyTorch accepts the call; the kernel failed: UnboundLocalError" "$lossfuzz" check \
+    --kernel py:examples/kernels/cases/frozen_crash.py:cross_entropy examples/kernels/cases/upstream_frozen.json
+expect 1 "input-modified/kernel: the kernel changed its input (in backward)" "$lossfuzz" check \
+    --kernel py:examples/kernels/cases/in_place.py:cross_entropy examples/kernels/cases/upstream_none.json
 expect 2 "--kernel py:$py:nothing: $py has no nothing" "$lossfuzz" check --kernel "py:$py:nothing" \
     "$regressions/one_based_labels.json"
 expect 2 "cannot import no_such_module: ModuleNotFoundError" "$lossfuzz" check --kernel py:no_such_module:f \

@@ -67,6 +67,42 @@ void lf_case_init(lf_case *c)
     c->ignore_index = -100;
     c->reduction = LF_REDUCTION_MEAN;
     strcpy(c->reduction_name, "mean");
+    c->backward.input_requires_grad = true;
+}
+
+static const char *const upstream_names[LF_UPSTREAM_COUNT] = {"random", "zero_first", "equal"};
+
+const char *lf_upstream_name(lf_upstream u) { return u < LF_UPSTREAM_COUNT ? upstream_names[u] : "?"; }
+
+bool lf_upstream_parse(const char *name, lf_upstream *out)
+{
+    for (int u = 0; u < LF_UPSTREAM_COUNT; u++)
+        if (!strcmp(name, upstream_names[u])) {
+            *out = (lf_upstream)u;
+            return true;
+        }
+    return false;
+}
+
+/* splitmix64: a few lines, the same numbers everywhere. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void lf_upstream_values(const lf_backward *b, int64_t n, double *out)
+{
+    uint64_t state = b->seed;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = next_random(&state);
+        /* one in eight is 0 (a row whose gradient must vanish), else k/64 in [-2, 2] */
+        out[i] = r % 8 == 0 && n > 1 ? 0.0 : (double)((int64_t)((r >> 8) % 257) - 128) / 64.0;
+        if (b->upstream == LF_UPSTREAM_EQUAL && i > 0) out[i] = out[0];
+    }
+    if (b->upstream == LF_UPSTREAM_ZERO_FIRST && n > 0) out[0] = 0;
 }
 
 void lf_case_free(lf_case *c)

@@ -64,6 +64,29 @@ typedef struct {
     lf_init init;
 } lf_tensor;
 
+/* The backward half of a call, for a kernel under test that claims it: the
+ * upstream gradient handed to backward (seeded; for reduction none random
+ * with zeros, the same at the first position, or one value everywhere; for
+ * mean and sum one random number) and whether the input requires grad. A
+ * case without the key in its file gets the defaults (seed 0, random, true). */
+typedef enum { LF_UPSTREAM_RANDOM, LF_UPSTREAM_ZERO_FIRST, LF_UPSTREAM_EQUAL, LF_UPSTREAM_COUNT } lf_upstream;
+typedef struct {
+    bool given;                            /* written in the case file (or set by the fuzzer): kept there */
+    uint64_t seed;
+    lf_upstream upstream;
+    bool input_requires_grad;
+    /* Borrowed, for one run only: the upstream gradient the oracle made
+     * (lf_upstream_values), n values of the result; never in a file. */
+    const double *values;
+    int64_t n_values;
+} lf_backward;
+
+const char *lf_upstream_name(lf_upstream u);
+bool lf_upstream_parse(const char *name, lf_upstream *out);
+/* The upstream gradient of a result of n values: values in [-2, 2] that
+ * every float dtype holds exactly (multiples of 1/64), some of them 0. */
+void lf_upstream_values(const lf_backward *b, int64_t n, double *out);
+
 typedef struct {
     lf_loss loss;
     lf_tensor input, target, weight, pos_weight;
@@ -79,6 +102,7 @@ typedef struct {
     int64_t n_expect_value;
     bool expect_value_scalar;              /* written as a number, not a list */
     char note[256];                        /* optional free text, kept for readers */
+    lf_backward backward;                  /* a kernel under test's backward half */
 } lf_case;
 
 const char *lf_loss_name(lf_loss l);

@@ -200,11 +200,32 @@ static bool parse_expect_value(json_t *v, lf_case *c, errbuf *e)
     return true;
 }
 
+/* "backward": {"seed": 7, "upstream": "random", "input_requires_grad": true} */
+static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
+{
+    static const char *const keys[] = {"seed", "upstream", "input_requires_grad", NULL};
+    if (!json_is_object(o)) return fail(e, "backward: expected an object");
+    if (!check_keys(o, "backward", keys, e)) return false;
+    json_t *v;
+    b->given = true;
+    if ((v = json_object_get(o, "seed"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0) return fail(e, "backward.seed: expected an integer >= 0");
+        b->seed = (uint64_t)json_integer_value(v);
+    }
+    if ((v = json_object_get(o, "upstream")) && (!json_is_string(v) || !lf_upstream_parse(json_string_value(v), &b->upstream)))
+        return fail(e, "backward.upstream: expected random, zero_first or equal");
+    if ((v = json_object_get(o, "input_requires_grad"))) {
+        if (!json_is_boolean(v)) return fail(e, "backward.input_requires_grad: expected true or false");
+        b->input_requires_grad = json_is_true(v);
+    }
+    return true;
+}
+
 static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
     static const char *const keys[] = {"loss", "note", "input", "target", "weight", "pos_weight",
                                        "ignore_index", "reduction", "label_smoothing", "expect",
-                                       "expect_error", "expect_hint", "expect_value", NULL};
+                                       "expect_error", "expect_hint", "expect_value", "backward", NULL};
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
     if (!check_keys(root, "case", keys, e)) return false;
     json_t *v = json_object_get(root, "loss");
@@ -249,6 +270,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
             return fail(e, "expect_error: expected an error class name");
         strcpy(c->expect_error, json_string_value(v));
     }
+    if ((v = json_object_get(root, "backward")) && !parse_backward(v, &c->backward, e)) return false;
     if ((v = json_object_get(root, "expect_hint"))) {
         if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->expect_hint)
             return fail(e, "expect_hint: expected a hint id");

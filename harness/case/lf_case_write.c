@@ -119,6 +119,10 @@ char *lf_case_to_json(const lf_case *c)
         lf_json_number(num, sizeof num, c->label_smoothing, LF_F64);
         put(&b, ",\n \"label_smoothing\": %s", num);
     }
+    if (c->backward.given)
+        put(&b, ",\n \"backward\": {\"seed\": %llu, \"upstream\": \"%s\", \"input_requires_grad\": %s}",
+            (unsigned long long)c->backward.seed, lf_upstream_name(c->backward.upstream),
+            c->backward.input_requires_grad ? "true" : "false");
     if (c->expect) put(&b, ",\n \"expect\": \"%s\"", lf_outcome_name(c->expect));
     if (c->expect_error[0]) { put(&b, ",\n \"expect_error\": "); put_string(&b, c->expect_error); }
     if (c->expect_hint[0]) { put(&b, ",\n \"expect_hint\": "); put_string(&b, c->expect_hint); }

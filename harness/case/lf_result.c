@@ -16,6 +16,7 @@ void lf_result_free(lf_result *r)
 {
     free(r->values);
     free(r->scales);
+    free(r->grad);
     lf_result_init(r);
 }
 

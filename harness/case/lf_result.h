@@ -8,6 +8,9 @@
 
 #include "lf_case.h"
 
+/* The backward half of a kernel under test (lf_backward), when it was asked for. */
+typedef enum { LF_GRAD_NONE, LF_GRAD_OK, LF_GRAD_MISSING, LF_GRAD_ERROR } lf_grad_state;
+
 typedef struct {
     lf_outcome_kind kind;      /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
     char error[48];            /* stable class, e.g. target_dtype, label_out_of_range */
@@ -27,6 +30,12 @@ typedef struct {
     double *values;
     double *scales;            /* spec only: magnitude of the terms behind each value, or
                                 * LF_SCALE_UNDECIDED */
+    lf_grad_state grad_state;
+    lf_dtype grad_dtype;
+    int64_t n_grad;
+    double *grad;              /* d loss / d input, in the input's logical order */
+    char grad_message[256];    /* why it is missing, or what backward raised */
+    char changed[96];          /* a tensor the call changed in place, e.g. "input (in forward)" */
 } lf_result;
 
 /* A spec value PyTorch's float arithmetic does not decide: its terms pass

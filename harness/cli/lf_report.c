@@ -107,6 +107,20 @@ static void text_line(FILE *out, const char *path, const lf_result *r, bool is_g
     if (is_guard && r->warning[0]) fprintf(out, "  %-10s warning        %s\n", "", r->warning);
 }
 
+/* The kernel's backward half, when it ran: d input, or why there is none. */
+static void grad_line(FILE *out, const lf_case *c, const lf_result *k)
+{
+    const lf_backward *b = &c->backward;
+    if (k->grad_state == LF_GRAD_NONE) return;
+    fprintf(out, "  %-10s ", "backward");
+    if (k->grad_state == LF_GRAD_OK && k->n_grad > 0)
+        fprintf(out, "d input [%.6g, ... %lld values] %s", k->grad[0], (long long)k->n_grad, lf_dtype_name(k->grad_dtype));
+    else if (k->grad_state == LF_GRAD_OK)
+        fprintf(out, "d input [] %s", lf_dtype_name(k->grad_dtype));
+    else fprintf(out, "%s: %s", k->grad_state == LF_GRAD_MISSING ? "no d input" : "failed", k->grad_message);
+    fprintf(out, " (upstream %s, seed %llu)\n", lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+}
+
 void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verdict *v)
 {
     char is[128], ts[128];
@@ -119,6 +133,7 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->guard.kind != LF_OUTCOME_NONE) text_line(out, "guard", &v->guard, true);
     if (v->has_torch) text_line(out, "torch", &v->torch, false);
     if (v->has_kernel) text_line(out, "kernel", &v->kernel, false);
+    if (v->has_kernel) grad_line(out, c, &v->kernel);
     if (v->kernel_skip[0]) fprintf(out, "  %-10s skipped        it does not claim the case's %s\n", "kernel", v->kernel_skip);
     if (v->torch_known[0]) fprintf(out, "  %-10s known          %s\n", "", v->torch_known);
     if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);

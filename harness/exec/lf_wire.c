@@ -37,6 +37,10 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
      * that returns more is told result_too_large. */
     int64_t most = c->input.numel > c->target.numel ? c->input.numel : c->target.numel;
     l->out_cap = most + 16;
+    if (c->backward.values) { /* the upstream gradient in; d input out, after the result */
+        at += (size_t)c->backward.n_values * sizeof(double);
+        l->out_cap += c->input.numel;
+    }
     l->out_at = at;
     l->shm_size = at + (size_t)n_paths * (size_t)l->out_cap * sizeof(double);
 }
@@ -95,6 +99,14 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
         }
         json_object_set_new(cj, tensor_keys[i], tj);
         at += align8(bytes);
+    }
+    if (c->backward.values) {
+        size_t bytes = (size_t)c->backward.n_values * sizeof(double);
+        if (bytes) memcpy((char *)shm + at, c->backward.values, bytes);
+        json_object_set_new(cj, "backward",
+                            json_pack("{s:{s:s, s:[I], s:I}, s:b}", "upstream", "dtype", "float64", "shape",
+                                      (json_int_t)c->backward.n_values, "at", (json_int_t)at,
+                                      "input_requires_grad", c->backward.input_requires_grad));
     }
     json_t *pj = json_array();
     for (int i = 0; i < n_paths; i++) json_array_append_new(pj, json_string(lf_wire_path_name(paths[i])));
@@ -257,6 +269,30 @@ static void copy_text(char *dst, size_t cap, json_t *o, const char *key)
     snprintf(dst, cap, "%s", s ? s : "");
 }
 
+/* The backward half of an ok result: "grad": "ok" with "grad_n" values of
+ * "grad_dtype" after the result's, or "missing" / "error" with "grad_message". */
+static bool read_grad(json_t *o, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
+{
+    const char *state = json_string_value(json_object_get(o, "grad"));
+    if (!state) return true;
+    copy_text(r->grad_message, sizeof r->grad_message, o, "grad_message");
+    if (strcmp(state, "ok")) {
+        if (strcmp(state, "missing") && strcmp(state, "error")) return fail(err, errlen, "an unknown grad state");
+        r->grad_state = strcmp(state, "missing") ? LF_GRAD_ERROR : LF_GRAD_MISSING;
+        return true;
+    }
+    json_int_t n = json_integer_value(json_object_get(o, "grad_n"));
+    const char *dtype = json_string_value(json_object_get(o, "grad_dtype"));
+    if (n < 0 || n > cap || !dtype || !lf_dtype_parse(dtype, &r->grad_dtype))
+        return fail(err, errlen, "a gradient without a valid count or dtype");
+    r->grad = malloc(sizeof(double) * ((size_t)n + 1));
+    if (!r->grad) return fail(err, errlen, "out of memory");
+    memcpy(r->grad, values, (size_t)n * sizeof(double));
+    r->n_grad = n;
+    r->grad_state = LF_GRAD_OK;
+    return true;
+}
+
 static bool read_result(json_t *o, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
 {
     lf_result_init(r);
@@ -288,7 +324,8 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     r->scalar = json_is_true(json_object_get(o, "scalar"));
     if (!lf_result_alloc_values(r, n, false)) return fail(err, errlen, "out of memory");
     memcpy(r->values, values, (size_t)n * sizeof(double));
-    return true;
+    copy_text(r->changed, sizeof r->changed, o, "changed");
+    return read_grad(o, r, values + n, cap - n, err, errlen);
 }
 
 bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,

@@ -40,6 +40,7 @@ void lf_kernel_claims_all(lf_kernel_claims *k)
     k->reductions = (1u << COUNT(reduction_names)) - 1;
     k->features = LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT;
     k->max_spatial_dims = LF_MAX_DIMS - 2;
+    k->backward = true;
 }
 
 void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
@@ -66,13 +67,13 @@ static json_t *names_of(unsigned bits, const char *const *names, size_t n)
 
 json_t *lf_kernel_claims_json(const lf_kernel_claims *k)
 {
-    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i}", "name", k->name, "device", k->device,
+    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b}", "name", k->name, "device", k->device,
                      "guarded", k->guarded, "losses", names_of(k->losses, loss_names, COUNT(loss_names)),
                      "input_dtypes", names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)),
                      "target_dtypes", names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)),
                      "reductions", names_of(k->reductions, reduction_names, COUNT(reduction_names)),
                      "features", names_of(k->features, feature_names, COUNT(feature_names)),
-                     "max_spatial_dims", k->max_spatial_dims);
+                     "max_spatial_dims", k->max_spatial_dims, "backward", k->backward);
 }
 
 /* A list of names into bits; false with err for an unknown name or a non-list. */
@@ -113,6 +114,12 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
         return false;
     }
     if (spatial) k->max_spatial_dims = (int)json_integer_value(spatial);
+    const json_t *backward = json_object_get(o, "backward");
+    if (backward && !json_is_boolean(backward)) {
+        snprintf(err, errlen, "kernel claims: \"backward\" must be true or false");
+        return false;
+    }
+    if (backward) k->backward = json_is_true(backward);
     return bits_of(o, "losses", loss_names, COUNT(loss_names), &k->losses, err, errlen) &&
            bits_of(o, "input_dtypes", dtype_names, COUNT(dtype_names), &k->input_dtypes, err, errlen) &&
            bits_of(o, "target_dtypes", dtype_names, COUNT(dtype_names), &k->target_dtypes, err, errlen) &&

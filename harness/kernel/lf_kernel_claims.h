@@ -17,6 +17,7 @@ typedef struct {
     bool guarded;
     unsigned losses, input_dtypes, target_dtypes, reductions, features; /* kernel.h's bits */
     int max_spatial_dims;
+    bool backward;        /* d input is checked too (a Python callable's autograd; C kernels: not in ABI 1) */
 } lf_kernel_claims;
 
 /* Everything lossfuzz can send: the claims of a kernel that says nothing. */

@@ -7,8 +7,48 @@
 #include "lf_exec.h"
 #include "lf_verdict_build.h"
 
+/* The rest of PyTorch's contract on a valid call: every tensor given left as
+ * it was, and d input as the spec's (when the kernel claims backward). */
+static void judge_backward(const lf_case *c, lf_verdict *v)
+{
+    const lf_result *k = &v->kernel, *g = &v->spec_grad;
+    const lf_backward *b = &c->backward;
+    if (k->changed[0]) {
+        lf_found(v, "input-modified/kernel", "the kernel changed its %s; PyTorch leaves every tensor it is given as it was",
+                 k->changed);
+        return;
+    }
+    if (k->grad_state == LF_GRAD_MISSING && b->input_requires_grad) {
+        lf_found(v, "grad-missing/kernel", "the input requires grad, but the kernel's result gives it none: %s",
+                 k->grad_message);
+        return;
+    }
+    if (k->grad_state == LF_GRAD_ERROR) {
+        lf_found(v, "grad-error/kernel", "backward failed: %s", k->grad_message);
+        return;
+    }
+    if (k->grad_state != LF_GRAD_OK || g->kind != LF_OUTCOME_OK) return;
+    if (k->n_grad != g->n) {
+        lf_found(v, "grad-shape-mismatch/kernel", "the input's gradient has %lld values, the input %lld",
+                 (long long)k->n_grad, (long long)g->n);
+        return;
+    }
+    if (k->grad_dtype != g->out_dtype) {
+        lf_found(v, "grad-dtype-mismatch/kernel", "the input's gradient is %s, the input %s",
+                 lf_dtype_name(k->grad_dtype), lf_dtype_name(g->out_dtype));
+        return;
+    }
+    for (int64_t i = 0; i < g->n; i++)
+        if (!lf_values_close(g->values[i], g->scales[i], k->grad[i], g->tol_dtype)) {
+            lf_found(v, "grad-mismatch/kernel", "d input[%lld] = %.9g, spec %.9g (%s, tolerance of %s; upstream %s, seed %llu)",
+                     (long long)i, k->grad[i], g->values[i], lf_dtype_name(g->out_dtype), lf_dtype_name(g->tol_dtype),
+                     lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+            return;
+        }
+}
+
 /* A valid call: the spec's result, shape, dtype and numbers, and no rejection. */
-static void judge_valid(lf_verdict *v)
+static void judge_valid(const lf_case *c, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *k = &v->kernel;
     if (k->kind == LF_OUTCOME_DEVICE_ASSERT) {
@@ -28,6 +68,7 @@ static void judge_valid(lf_verdict *v)
                  lf_dtype_name(s->out_dtype));
     } else {
         lf_compare_values(v, "kernel", k);
+        judge_backward(c, v);
     }
 }
 
@@ -47,7 +88,7 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
         return;
     }
     if (s->kind == LF_OUTCOME_OK) {
-        judge_valid(v);
+        judge_valid(c, v);
         return;
     }
     /* PyTorch raises or asserts: a number back is what a guarded kernel

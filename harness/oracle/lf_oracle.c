@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lf_exec.h"
@@ -249,8 +250,23 @@ static void run_kernel_under_test(const lf_case *c, const lf_backend *be, lf_ver
         return;
     }
     if (progress) progress(ctx, "kernel (worker)");
-    lf_exec_run(be->kernel, &kernel_path, 1, c, &v->kernel);
+    /* Backward too, on a call PyTorch computes, when the kernel claims it:
+     * the upstream gradient goes with the case, borrowed for this run. An
+     * empty input has no gradient to check (and PyTorch's own backward then
+     * checks the dtypes its forward let pass). */
+    lf_case run = *c;
+    double *upstream = NULL;
+    if (claims && claims->backward && v->spec.kind == LF_OUTCOME_OK && lf_dtype_is_float(c->input.dtype) &&
+        c->input.numel > 0 &&
+        (upstream = malloc(sizeof(double) * ((size_t)v->spec.n + 1)))) {
+        lf_upstream_values(&c->backward, v->spec.n, upstream);
+        run.backward.values = upstream;
+        run.backward.n_values = v->spec.n;
+    }
+    lf_exec_run(be->kernel, &kernel_path, 1, &run, &v->kernel);
     v->has_kernel = true;
+    if (upstream && v->kernel.grad_state == LF_GRAD_OK) lf_spec_grad(c, upstream, &v->spec_grad);
+    free(upstream);
 }
 
 void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
@@ -288,4 +304,5 @@ void lf_verdict_free(lf_verdict *v)
     lf_result_free(&v->guard);
     lf_result_free(&v->torch);
     lf_result_free(&v->kernel);
+    lf_result_free(&v->spec_grad);
 }

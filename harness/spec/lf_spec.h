@@ -31,4 +31,17 @@ bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r
 /* The whole spec: plan, asserts, then values. */
 void lf_spec_run(const lf_case *c, lf_result *r);
 
+/* The log-probabilities of the row at `base` (classes S apart) into lp, as
+ * at::log_softmax returns them (nll_loss: the input as it is). Returns what
+ * the magnitude of lp[k]'s terms exceeds |lp[k]| by (its rounding error's scale). */
+double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp);
+/* Class k's weight (1 without weights). */
+double lf_spec_weight(const lf_case *c, int64_t k);
+
+/* d loss / d input for a call the spec accepts (lf_spec_run ok), given the
+ * upstream gradient (the result's count of values, float64), in float64: g
+ * gets input.numel values (the input's logical order), their scales, and the
+ * input's dtype. lf_spec_grad.c. */
+void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g);
+
 #endif

@@ -13,7 +13,7 @@
 
 typedef struct { double loss, mag, smooth, smooth_mag, w, w_mag, valid; bool undecided; } row_terms;
 
-static double weight_of(const lf_case *c, int64_t k)
+double lf_spec_weight(const lf_case *c, int64_t k)
 {
     return c->weight.present ? lf_load_f64(c->weight.data, c->weight.dtype, k) : 1.0;
 }
@@ -23,7 +23,7 @@ static double weight_of(const lf_case *c, int64_t k)
  * lp[k] = (x[k] - max) - log(sum), and log(sum) is off by about one unit of
  * the dtype however small it is (the sum, >= 1, is rounded), so a label's
  * lp of -1e-13 is known to within 1e-7 in float32, not to 1e-20. */
-static double row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp)
+double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp)
 {
     double mx = -INFINITY, sum = 0;
     for (int64_t k = 0; k < p->C; k++) {
@@ -42,7 +42,7 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
     int64_t label = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, r));
     if (label == c->ignore_index) return t;
     t.valid = 1;
-    t.w = weight_of(c, label);
+    t.w = lf_spec_weight(c, label);
     t.loss = -t.w * lp[label];
     t.mag = fabs(t.w) * (fabs(lp[label]) + lp_extra);
     t.w_mag = fabs(t.w);
@@ -50,9 +50,9 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
     if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     /* -(input * weight).sum(class_dim): each product, then the row sum, stored in the input dtype */
     for (int64_t k = 0; p->label_smoothing > 0 && k < p->C; k++) {
-        double term = c->weight.present ? lf_dtype_round(c->input.dtype, weight_of(c, k) * lp[k]) : lp[k];
+        double term = c->weight.present ? lf_dtype_round(c->input.dtype, lf_spec_weight(c, k) * lp[k]) : lp[k];
         t.smooth -= term;
-        t.smooth_mag += fabs(weight_of(c, k)) * (fabs(lp[k]) + lp_extra);
+        t.smooth_mag += fabs(lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
     }
     t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
     return t;
@@ -65,9 +65,9 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
     for (int64_t k = 0; k < p->C; k++) {
         double tk = lf_load_f64(c->target.data, c->target.dtype, base + k * p->S);
         if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
-        double term = -lp[k] * tk * weight_of(c, k);
+        double term = -lp[k] * tk * lf_spec_weight(c, k);
         t.loss += term;
-        t.mag += fabs(tk * weight_of(c, k)) * (fabs(lp[k]) + lp_extra);
+        t.mag += fabs(tk * lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
     }
     return t;
 }
@@ -137,7 +137,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
         if (p->path == LF_PATH_BCE) t = bce_element(c, p, i);
         else {
-            double extra = row_log_softmax(c, p, base, lp);
+            double extra = lf_spec_row_log_softmax(c, p, base, lp);
             t = p->path == LF_PATH_CLASS ? class_row(c, p, i, lp, extra) : prob_row(c, p, base, lp, extra);
         }
         if (p->reduction == LF_RED_NONE) {
@@ -170,7 +170,9 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
      * terms past float's range overflow its sums (inf, or a mean of 0 over a
      * total weight of -inf) where float64's do not. */
     double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
-    if (sum.undecided || sum.mag + sum.smooth_mag > acc_max || sum.w_mag > acc_max) mag = LF_SCALE_UNDECIDED;
+    double terms = sum.mag + sum.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
+    if (sum.undecided || (isfinite(terms) && terms > acc_max) || (isfinite(sum.w_mag) && sum.w_mag > acc_max))
+        mag = LF_SCALE_UNDECIDED;
     put(r, 0, v, mag);
 }
 

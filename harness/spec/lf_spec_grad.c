@@ -1,0 +1,149 @@
+/* lf_spec_grad.c - the gradient of the loss with respect to the input, in
+ * float64, for the backward check of a kernel under test: the derivative of
+ * the formulas lf_spec_eval.c computes, through PyTorch's saved log-softmax
+ * (p = exp(lp)). Each value carries the magnitude of its terms, which the
+ * oracle scales its tolerance by, as for the forward values. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "lf_spec.h"
+
+/* Where a row's gradient goes and how it is scaled. */
+typedef struct {
+    const lf_case *c;
+    const lf_problem *p;
+    lf_result *g;
+    double *lp;
+} grad_ctx;
+
+static void put(lf_result *g, int64_t at, double v, double mag)
+{
+    g->values[at] = lf_dtype_round(g->out_dtype, v);
+    g->scales[at] = mag;
+}
+
+/* The scale of p[k] * sum(gl) in log_softmax's backward: p is known to one
+ * unit of the dtype times lp's terms, and the sum over the C classes adds a
+ * rounding per term (PyTorch sums in 8 or 32 lanes: C / 64 units covers it). */
+static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
+{
+    return pk * (1 + fabs(lp) + extra) * (1 + (double)p->C / 64);
+}
+
+/* A class-index row, in PyTorch's order: the log-probabilities' gradient
+ * gl = -a * onehot(t) - b * w (a = (1 - eps) w_t up, b = eps / C up), then
+ * log_softmax's backward gl - p * sum(gl): an infinite weight gives the
+ * NaN and inf PyTorch gives. */
+static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double extra, bool undecided)
+{
+    const lf_problem *p = x->p;
+    double eps = p->label_smoothing, W = 0, W_mag = 0, wt = lf_spec_weight(x->c, label);
+    for (int64_t k = 0; eps > 0 && k < p->C; k++) {
+        W += lf_spec_weight(x->c, k);
+        W_mag += fabs(lf_spec_weight(x->c, k));
+    }
+    double a = (1 - eps) * wt * up, b = eps / (double)p->C * up;
+    double gl_sum = -a - (eps > 0 ? b * W : 0);
+    for (int64_t k = 0; k < p->C; k++) {
+        double wk = lf_spec_weight(x->c, k);
+        double onehot = k == label, gl = (onehot ? -a : 0) - (eps > 0 ? b * wk : 0);
+        double pk = p->log_softmax ? exp(x->lp[k]) : 0;
+        double v = p->log_softmax ? gl - pk * gl_sum : gl;
+        double mag = fabs(a) * (sum_scale(p, pk, x->lp[k], extra) + onehot) +
+                     (eps > 0 ? fabs(b) * (W_mag * sum_scale(p, pk, x->lp[k], extra) + fabs(wk)) : 0);
+        put(x->g, base + k * p->S, v, undecided ? LF_SCALE_UNDECIDED : mag);
+    }
+}
+
+/* A probability row: up * (p * sum_k w_k t_k - w * t), t smoothed. */
+static void prob_row(const grad_ctx *x, int64_t base, double up, double extra)
+{
+    const lf_problem *p = x->p;
+    double eps = p->label_smoothing, wt_sum = 0, wt_mag = 0;
+    for (int64_t k = 0; k < p->C; k++) {
+        double tk = lf_load_f64(x->c->target.data, x->c->target.dtype, base + k * p->S);
+        if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
+        wt_sum += lf_spec_weight(x->c, k) * tk;
+        wt_mag += fabs(lf_spec_weight(x->c, k) * tk);
+    }
+    for (int64_t k = 0; k < p->C; k++) {
+        double tk = lf_load_f64(x->c->target.data, x->c->target.dtype, base + k * p->S);
+        if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
+        double wk = lf_spec_weight(x->c, k), pk = exp(x->lp[k]);
+        put(x->g, base + k * p->S, up * (pk * wt_sum - wk * tk),
+            fabs(up) * (sum_scale(p, pk, x->lp[k], extra) * wt_mag + fabs(wk * tk)));
+    }
+}
+
+/* An element of BCE with logits: up * w * ((1 - y) - (1 + (pw - 1) y) * sigmoid(-x)). */
+static void bce_element(const grad_ctx *x, int64_t i, double up)
+{
+    const lf_case *c = x->c;
+    const lf_problem *p = x->p;
+    double v = lf_load_f64(c->input.data, c->input.dtype, i), y = lf_load_f64(c->target.data, c->target.dtype, i);
+    double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
+    double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
+    double lw = 1 + (pw - 1) * y, sig_neg = 1 / (1 + exp(v));
+    put(x->g, i, up * w * ((1 - y) - lw * sig_neg), fabs(up * w) * (fabs(1 - y) + fabs(lw * sig_neg) * (1 + fabs(v))));
+}
+
+/* The mean's divisor of a class-index call: the weights of the targets not ignored. */
+static double class_weight_sum(const lf_case *c, const lf_problem *p, int64_t rows)
+{
+    double d = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t t = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
+        if (t != c->ignore_index) d += lf_spec_weight(c, t);
+    }
+    return d;
+}
+
+void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
+{
+    lf_problem p;
+    lf_result_init(g);
+    if (!lf_spec_plan(c, &p, g)) return;
+    int64_t rows = p.path == LF_PATH_BCE ? p.N : p.one_d ? 1 : p.N * p.S;
+    double *lp = p.path != LF_PATH_BCE ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
+    if (!lf_result_alloc_values(g, c->input.numel, true) || (p.path != LF_PATH_BCE && !lp)) {
+        free(lp);
+        lf_result_error(g, "internal", "MemoryError", "out of memory");
+        return;
+    }
+    g->kind = LF_OUTCOME_OK;
+    g->out_dtype = g->tol_dtype = c->input.dtype;
+    for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
+    bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
+    double d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows) : (double)rows;
+    grad_ctx x = {c, &p, g, lp};
+    bool weights_nonfinite = false;
+    for (int64_t k = 0; c->weight.present && k < c->weight.numel; k++)
+        weights_nonfinite |= !isfinite(lf_load_f64(c->weight.data, c->weight.dtype, k));
+    for (int64_t i = 0; i < rows; i++) {
+        double up = none ? upstream[i] : mean ? upstream[0] / d : upstream[0];
+        int64_t base = (i / p.S) * p.C * p.S + i % p.S;
+        if (p.path == LF_PATH_BCE) {
+            bce_element(&x, i, up);
+            continue;
+        }
+        double extra = lf_spec_row_log_softmax(c, &p, base, lp);
+        if (p.path == LF_PATH_PROB) {
+            prob_row(&x, base, up, extra);
+            continue;
+        }
+        int64_t t = lf_label_read(p.kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
+        if (t == c->ignore_index) { /* nll and the smoothing term both leave it out: 0 */
+            /* ... through log_softmax's backward, g - p * sum(g): NaN where p
+             * is NaN, and everywhere when smoothing's masked 0 meets an
+             * infinite weight (0 * inf) */
+            for (int64_t k = 0; p.log_softmax && k < p.C; k++)
+                if (isnan(lp[k]) || (p.label_smoothing > 0 && weights_nonfinite)) put(g, base + k * p.S, NAN, 0);
+            continue;
+        }
+        /* a mean over a total weight of 0, or one float holds only as a
+         * subnormal: PyTorch's w_t * up / d is NaN, inf - inf, or flushed */
+        class_row(&x, base, t, up, extra, mean && fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN));
+    }
+    free(lp);
+}
