@@ -32,10 +32,14 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
         const lf_tensor *t = tensor_at(c, i);
         if (t->present) at += align8((size_t)t->numel * lf_dtype_size(t->dtype));
     }
-    /* No result has more elements than the input or the target (reduction
-     * none has the target's shape, also with zero classes); a foreign kernel
-     * that returns more is told result_too_large. */
-    int64_t most = c->input.numel > c->target.numel ? c->input.numel : c->target.numel;
+    /* No result has more elements than the input, the target, or the input
+     * without its class dim (reduction none with probabilities of zero
+     * classes); a foreign kernel that returns more is told result_too_large. */
+    int64_t most = c->input.numel > c->target.numel ? c->input.numel : c->target.numel, rows = 1;
+    bool over = false;
+    for (int d = 0; d < c->input.ndim; d++)
+        if (d != (c->input.ndim == 1 ? 0 : 1)) over |= __builtin_mul_overflow(rows, c->input.shape[d], &rows);
+    if (!over && rows > most && rows <= LF_MAX_NUMEL) most = rows;
     l->out_cap = most + 16;
     if (c->backward.values) { /* the upstream gradient in; d input out, after the result */
         at += (size_t)c->backward.n_values * sizeof(double);

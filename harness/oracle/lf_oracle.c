@@ -37,6 +37,8 @@ bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype)
     /* One side overflowed the output dtype at its edge: rounding, not a bug. */
     if (isinf(spec) || isinf(got)) {
         double finite = isinf(spec) ? got : spec, inf = isinf(spec) ? spec : got;
+        /* the spec's own uncertainty spans past the dtype's range: inf or any number */
+        if (isfinite(scale) && atol + rtol * scale >= lf_dtype_max(out_dtype)) return true;
         return (finite > 0) == (inf > 0) && fabs(finite) >= lf_dtype_max(out_dtype) * (1 - rtol);
     }
     if (!isfinite(scale)) scale = fabs(spec);

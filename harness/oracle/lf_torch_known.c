@@ -8,6 +8,21 @@
 
 #include "lf_oracle.h"
 
+static bool any_non_finite(const double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return true;
+    return false;
+}
+
+/* t has NaN where the spec has a number or an infinity. */
+static bool nan_where_number(const lf_result *s, const lf_result *t)
+{
+    for (int64_t i = 0; i < t->n && i < s->n; i++)
+        if (isnan(t->values[i]) && !isnan(s->values[i])) return true;
+    return false;
+}
+
 /* t has inf or NaN where the spec has a number. */
 static bool non_finite_where_finite(const lf_result *s, const lf_result *t)
 {
@@ -65,15 +80,25 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
         c->ignore_index != (int32_t)c->ignore_index)
         return "CUDA's nll_loss2d_forward_kernel narrows the labels to int32 but not ignore_index, so a label equal "
                "to an ignore_index past 2^31 asserts (PyTorch 2.11, H100); the CPU ignores it (the spec models CUDA)";
-    if (cpu && torch1 && both_ok && c->input.dtype == LF_BF16 && c->input.ndim >= 3 && non_finite_where_finite(s, t))
+    if (cpu && torch1 && both_ok && c->input.dtype == LF_BF16 && c->input.ndim >= 3 &&
+        (non_finite_where_finite(s, t) || any_non_finite(t->grad, t->n_grad)))
         return "torch 1.13's CPU bfloat16 log_softmax over the class dim of a spatial input returns inf or NaN at "
-               "some positions (the spec gives finite values, as 2.x does)";
+               "some positions, in its result or its gradient (the spec gives finite values, as 2.x does)";
     if (cpu && torch1 && both_ok && t->out_dtype == LF_F16 && c->reduction != LF_REDUCTION_NONE && t->n >= 1 &&
         isinf(t->values[0]))
         return "torch 1.13's CPU sums float16 in float16 and overflows; CUDA and the spec accumulate in float32";
-    if (torch1 && both_ok && c->loss == LF_LOSS_CROSS_ENTROPY && c->target.dtype == LF_U8 && c->label_smoothing > 0 &&
+    if (torch1 && both_ok && c->loss == LF_LOSS_BCE_WITH_LOGITS && nan_where_number(s, t))
+        return "torch 1.13's BCE-with-logits (max_val + log(exp(-max_val) + exp(-x - max_val))) gives NaN for an "
+               "infinite logit, or one past the target dtype's range, where 2.x's log_sigmoid chain, which the "
+               "spec follows, gives a number or inf";
+    if (cpu && torch1 && both_ok && t->grad_state == LF_GRAD_ERROR && c->input.strided &&
+        strstr(t->grad_message, "grad_input must be contiguous"))
+        return "torch 1.13's CPU nll_loss2d backward refuses a non-contiguous input (\"grad_input must be "
+               "contiguous\"); 2.x not yet measured";
+    if (torch1 && c->loss == LF_LOSS_CROSS_ENTROPY && c->target.dtype == LF_U8 && c->label_smoothing > 0 &&
         (c->ignore_index < 0 || c->ignore_index > 255) && has_label(c, (uint8_t)c->ignore_index))
         return "torch 1.13 wraps an ignore_index outside uint8's range into it (2^31 is 0, -100 is 156) when label "
-               "smoothing masks uint8 targets; nll_loss does not (2.x not yet measured; the spec does not wrap)";
+               "smoothing masks uint8 targets (so its mean may gather none), nll_loss does not (2.x not yet measured; "
+               "the spec does not wrap)";
     return NULL;
 }

@@ -4,6 +4,7 @@
  * then the NLL / probability / BCE formulas of pytorch-semantics.md section 4,
  * the result rounded to the output dtype. Each value comes with the magnitude of
  * the terms behind it, which the oracle scales its tolerance by. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
         double term = c->weight.present ? lf_dtype_round(c->input.dtype, lf_spec_weight(c, k) * lp[k]) : lp[k];
         t.smooth -= term;
         t.smooth_mag += fabs(lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
+        if (isinf(lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     }
     t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
     return t;
@@ -68,6 +70,12 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
         double term = -lp[k] * tk * lf_spec_weight(c, k);
         t.loss += term;
         t.mag += fabs(tk * lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
+        /* an infinite target or weight times an lp the dtype may round to 0,
+         * or lp * target past the dtype's range (then times a weight of 0): inf or NaN */
+        double lp_t = fabs(lp[k] * tk), max = lf_dtype_max(p->out_dtype);
+        if ((isinf(tk * lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) ||
+            (isfinite(lp_t) && lp_t > max) || (isfinite(term) && fabs(term) > max))
+            t.undecided = true;
     }
     return t;
 }
@@ -84,16 +92,23 @@ static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
     double y = lf_load_f64(c->target.data, tg, i);
     double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
     double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
-    double log_sig = lf_dtype_round(in, fmin(0.0, x) - log1p(exp(-fabs(x))));
+    double log_sig = lf_dtype_round(in, fmin(0.0, x) - log1p(exp(-fabs(x)))), log_weight = 1;
+    bool sig_may_be_0 = fabs(log_sig) <= lf_dtype_eps(in); /* log(1 + e^-x) formed in the dtype is 0 */
     if (p->has_pos_weight) {
         lf_dtype pwt = c->pos_weight.dtype, lw = lf_dtype_promote(pwt, tg);
-        double log_weight = lf_dtype_round(lw, lf_dtype_round(lw, lf_dtype_round(pwt, pw - 1) * y) + 1);
+        log_weight = lf_dtype_round(lw, lf_dtype_round(lw, lf_dtype_round(pwt, pw - 1) * y) + 1);
         log_sig = lf_dtype_round(in, log_sig * log_weight);
     }
     double a = lf_dtype_round(tg, lf_dtype_round(tg, 1 - y) * x);
     t.loss = lf_dtype_round(tg, a - log_sig);
+    /* an infinite weight or pos_weight times a term the dtype may round to 0: inf or NaN */
+    if ((isinf(w) && fabs(t.loss) <= (fabs(a) + fabs(log_weight)) * lf_dtype_eps(in)) ||
+        (isinf(log_weight) && sig_may_be_0))
+        t.undecided = true;
     if (p->has_weight) t.loss = lf_dtype_round(tg, t.loss * w);
-    t.mag = (fabs(a) + fabs(log_sig)) * fabs(w);
+    /* log_sigmoid is known to one unit absolute (log(1 + e^-x) formed in the
+     * dtype, as torch 1.x does; 2.x's log1p is closer): times log_weight */
+    t.mag = (fabs(a) + fabs(log_sig) + fabs(log_weight)) * fabs(w);
     return t;
 }
 
@@ -155,7 +170,9 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     if (p->reduction == LF_RED_NONE) return;
     double v = sum.loss, mag = sum.mag, div = 1;
     bool mean = p->reduction == LF_RED_MEAN;
-    if (p->path != LF_PATH_CLASS) div = mean ? (double)rows : 1; /* empty: 0/0 = NaN */
+    /* empty: 0/0 = NaN; probabilities divide by input.numel() / C, and return
+     * NaN for an input without elements (C = 0 too) */
+    if (p->path != LF_PATH_CLASS) div = mean ? (p->path == LF_PATH_PROB && p->C == 0 ? 0 : (double)rows) : 1;
     else if (mean && p->one_d) { /* the 1-D reduce kernel: ignored gives 0, zero weight NaN */
         v = sum.valid == 0 ? 0.0 : sum.w == 0 ? NAN : sum.loss / sum.w;
         mag = sum.w == 0 ? 0 : mag / fabs(sum.w);
@@ -171,7 +188,10 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
      * total weight of -inf) where float64's do not. */
     double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
     double terms = sum.mag + sum.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
-    if (sum.undecided || (isfinite(terms) && terms > acc_max) || (isfinite(sum.w_mag) && sum.w_mag > acc_max))
+    /* ... and a mean over a total weight float holds only as a subnormal is flushed or not */
+    double acc_min = c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN;
+    bool subnormal_w = mean && p->path == LF_PATH_CLASS && sum.w != 0 && fabs(sum.w) < acc_min;
+    if (sum.undecided || subnormal_w || (isfinite(terms) && terms > acc_max) || (isfinite(sum.w_mag) && sum.w_mag > acc_max))
         mag = LF_SCALE_UNDECIDED;
     put(r, 0, v, mag);
 }

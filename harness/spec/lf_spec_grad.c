@@ -23,6 +23,14 @@ static void put(lf_result *g, int64_t at, double v, double mag)
     g->scales[at] = mag;
 }
 
+/* Whether a finite magnitude passes the range of a dtype the gradient goes
+ * through (the input's, and a target's of another dtype): PyTorch's answer
+ * is inf, NaN or flushed there, by the order it computes in. */
+static bool past_range(const grad_ctx *x, double mag)
+{
+    return isfinite(mag) && mag > lf_dtype_max(x->g->tol_dtype);
+}
+
 /* The scale of p[k] * sum(gl) in log_softmax's backward: p is known to one
  * unit of the dtype times lp's terms, and the sum over the C classes adds a
  * rounding per term (PyTorch sums in 8 or 32 lanes: C / 64 units covers it). */
@@ -45,6 +53,9 @@ static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up,
     }
     double a = (1 - eps) * wt * up, b = eps / (double)p->C * up;
     double gl_sum = -a - (eps > 0 ? b * W : 0);
+    double coef = fabs(a) + (eps > 0 ? fabs(b) * W_mag : 0);
+    /* an infinite weight: inf * 0 or inf - inf by the order PyTorch computes in */
+    undecided |= past_range(x, coef) || !isfinite(wt) || (eps > 0 && !isfinite(W_mag));
     for (int64_t k = 0; k < p->C; k++) {
         double wk = lf_spec_weight(x->c, k);
         double onehot = k == label, gl = (onehot ? -a : 0) - (eps > 0 ? b * wk : 0);
@@ -67,16 +78,19 @@ static void prob_row(const grad_ctx *x, int64_t base, double up, double extra)
         wt_sum += lf_spec_weight(x->c, k) * tk;
         wt_mag += fabs(lf_spec_weight(x->c, k) * tk);
     }
+    /* an infinite target or weight: inf - inf or inf * 0 by the order PyTorch multiplies in */
+    bool undecided = !isfinite(wt_mag) || past_range(x, fabs(up) * wt_mag);
     for (int64_t k = 0; k < p->C; k++) {
         double tk = lf_load_f64(x->c->target.data, x->c->target.dtype, base + k * p->S);
         if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
         double wk = lf_spec_weight(x->c, k), pk = exp(x->lp[k]);
         put(x->g, base + k * p->S, up * (pk * wt_sum - wk * tk),
-            fabs(up) * (sum_scale(p, pk, x->lp[k], extra) * wt_mag + fabs(wk * tk)));
+            undecided ? LF_SCALE_UNDECIDED : fabs(up) * (sum_scale(p, pk, x->lp[k], extra) * wt_mag + fabs(wk * tk)));
     }
 }
 
-/* An element of BCE with logits: up * w * ((1 - y) - (1 + (pw - 1) y) * sigmoid(-x)). */
+/* An element of BCE with logits, in PyTorch's order: up * w * (sigmoid(x) - y),
+ * with pos_weight up * w * ((pw y + 1 - y) sigmoid(x) - pw y). */
 static void bce_element(const grad_ctx *x, int64_t i, double up)
 {
     const lf_case *c = x->c;
@@ -84,8 +98,14 @@ static void bce_element(const grad_ctx *x, int64_t i, double up)
     double v = lf_load_f64(c->input.data, c->input.dtype, i), y = lf_load_f64(c->target.data, c->target.dtype, i);
     double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
     double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
-    double lw = 1 + (pw - 1) * y, sig_neg = 1 / (1 + exp(v));
-    put(x->g, i, up * w * ((1 - y) - lw * sig_neg), fabs(up * w) * (fabs(1 - y) + fabs(lw * sig_neg) * (1 + fabs(v))));
+    double sig = 1 / (1 + exp(-v)), t = pw * y;
+    double d = p->has_pos_weight ? (t + 1 - y) * sig - t : sig - y;
+    double mag = p->has_pos_weight ? (fabs(t) + 1 + fabs(y)) * sig + fabs(t) : sig + fabs(y);
+    /* an infinite weight or pos_weight, or terms past the dtype's range: inf * 0
+     * or inf - inf by PyTorch's order */
+    bool undecided = !isfinite(w) || !isfinite(pw) || past_range(x, fabs(t) + fabs(y)) ||
+                     past_range(x, fabs(up * w) * mag);
+    put(x->g, i, d * up * w, undecided ? LF_SCALE_UNDECIDED : fabs(up * w) * mag);
 }
 
 /* The mean's divisor of a class-index call: the weights of the targets not ignored. */
@@ -113,6 +133,8 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
     }
     g->kind = LF_OUTCOME_OK;
     g->out_dtype = g->tol_dtype = c->input.dtype;
+    /* probability and BCE targets enter the gradient in their own dtype (the forward's rule) */
+    if (p.path != LF_PATH_CLASS) g->tol_dtype = lf_dtype_coarsest(g->tol_dtype, c->target.dtype);
     for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
     bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
     double d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows) : (double)rows;
