@@ -1,9 +1,10 @@
 #!/bin/bash
-# ci/bench-kernels.sh [--runs N] [--cap SECONDS] [--corpus seeds|empty] [KERNEL...]
+# ci/bench-kernels.sh [--runs N] [--cap SECONDS] [--corpus seeds|empty] [--check]
+#                     [--no-rates] [KERNEL...]
 # Figures for kernels under test (include/lossfuzz/kernel.h, py:MODULE:FUNCTION):
 #  1. time to first finding: for each KERNEL (default: the buggy examples,
 #     build/examples/kernels/ce_buggy.so and ce_python.py's rows_buggy and
-#     fused_buggy), N libFuzzer runs of fuzz_class (ASan + UBSan build, as
+#     fused_buggy, and ce_triton.py's buggy ones when .venv has triton), N libFuzzer runs of fuzz_class (ASan + UBSan build, as
 #     ci/fuzz.sh) from a fresh work corpus, each with its own -seed, until
 #     the first finding or SECONDS (default 60); its class and execs/s;
 #  2. cases/s: `lossfuzz check` over regressions/ with lossfuzz's own paths
@@ -14,6 +15,8 @@
 #   --runs N        runs per kernel (default 3)
 #   --cap SECONDS   stop a run after this long (default 60)
 #   --corpus MODE   seeds: corpus/fuzz_class (default); empty: nothing
+#   --check         exit 1 unless every run of every kernel finds something (CI)
+#   --no-rates      only the times to first finding
 # Run nothing else meanwhile: the figures assume the CPU is otherwise idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +24,15 @@ bench=bench-kernels
 # shellcheck source=ci/bench-lib.sh
 . ci/bench-lib.sh
 
-runs=3 cap=60 corpus=seeds kernels=()
+runs=3 cap=60 corpus=seeds check=0 rates=1 kernels=()
 while [ $# -gt 0 ]; do
     case $1 in
     -h|--help) usage 0 ;;
     --runs) runs=${2:?--runs needs a value}; shift ;;
     --cap) cap=${2:?--cap needs a value}; shift ;;
     --corpus) corpus=${2:?--corpus needs a value}; shift ;;
+    --check) check=1 ;;
+    --no-rates) rates=0 ;;
     -*) echo "bench-kernels: unknown option $1" >&2; usage ;;
     *) kernels+=("$1") ;;
     esac
@@ -37,7 +42,17 @@ done
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap must be a positive integer (seconds)"
 case $corpus in seeds|empty) ;; *) die "--corpus must be seeds or empty" ;; esac
 py=examples/kernels/ce_python.py
-[ ${#kernels[@]} -gt 0 ] || kernels=(build/examples/kernels/ce_buggy.so "py:$py:rows_buggy" "py:$py:fused_buggy")
+if [ ${#kernels[@]} -eq 0 ]; then
+    kernels=(build/examples/kernels/ce_buggy.so "py:$py:rows_buggy" "py:$py:fused_buggy")
+    if .venv/bin/python3 -c "import triton" 2>/dev/null; then # ci/setup.sh puts it there
+        for b in upstream_first scalar_none inplace frozen_crash all_ignored_zero; do
+            kernels+=("py:examples/kernels/ce_triton.py:$b")
+        done
+    else
+        echo "bench-kernels: no triton in .venv (ci/setup.sh): the Triton examples are left out" >&2
+    fi
+fi
+missed=0
 
 echo "== building (not timed)"
 ci/build.sh >/dev/null
@@ -79,7 +94,12 @@ for k in "${kernels[@]}"; do
     done
     median=$(printf '%s\n' "${times[@]:-}" | sort -g | awk 'NF { a[n++] = $1 } END { print n ? a[int((n - 1) / 2)] : "-" }')
     echo "   found $found/$runs, median $median s"
+    [ "$found" -eq "$runs" ] || missed=$((missed + 1))
 done
+if [ "$rates" -eq 0 ]; then
+    [ "$check" -eq 0 ] || [ "$missed" -eq 0 ] || { echo "bench-kernels: $missed kernels not found in every run"; exit 1; }
+    exit 0
+fi
 
 echo "== cases/s: lossfuzz check over regressions/ once and eleven times (best of 3 each): the"
 echo "   marginal rate per case judged, and the start-up (workers, a Python's import of torch)"
@@ -111,3 +131,4 @@ cases_per_s "built-in through the executor" --executor
 cases_per_s "ce_plain.so (C, fenced buffers)" --kernel build/examples/kernels/ce_plain.so
 cases_per_s "py rows (forward and backward)" --kernel "py:$py:rows"
 cases_per_s "py wrapper (F.cross_entropy)" --kernel "py:$py:wrapper"
+[ "$check" -eq 0 ] || [ "$missed" -eq 0 ] || { echo "bench-kernels: $missed kernels not found in every run"; exit 1; }

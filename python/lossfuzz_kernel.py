@@ -15,7 +15,8 @@ on its module) with the keys of include/lossfuzz/kernel.h's table, as names:
         "reductions": ["none", "mean", "sum"],
         "features": ["weight", "ignore_index"],      # label_smoothing, pos_weight, contiguous_only
         "max_spatial_dims": 0,
-        "backward": True}                            # d input checked through autograd
+        "backward": True,                            # d input checked through autograd
+        "max_numel": 4096}                           # larger inputs are not sent (0: no limit)
 
 A key left out claims everything lossfuzz can send, except "losses" (both
 kinds of cross_entropy) and "guarded" (False). A guarded callable promises to
@@ -26,8 +27,10 @@ import importlib.util
 import os
 import sys
 
+from lossfuzz_triton_compat import enable_interpreter
+
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
-              "max_spatial_dims", "backward")
+              "max_spatial_dims", "backward", "max_numel")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
 # A kernel's exception of these types is a bug in it (kernel_failed), not a
 # rejection of the call: PyTorch and guarded kernels raise RuntimeError,
@@ -83,6 +86,8 @@ def load_kernel(spec, device_type):
     module_name, _, fn_name = spec.rpartition(":")
     if not module_name or not fn_name:
         raise KernelError("expected MODULE:FUNCTION (a dotted module or a .py file, then the callable)")
+    if device_type == "cpu":  # a Triton kernel runs in Triton's interpreter there
+        enable_interpreter()
     try:
         module = import_module(module_name)
     except KernelError:

@@ -54,6 +54,22 @@ expect 1 "false-alarm/kernel: PyTorch accepts the call; the kernel failed: Unbou
     --kernel py:examples/kernels/cases/frozen_crash.py:cross_entropy examples/kernels/cases/upstream_frozen.json
 expect 1 "input-modified/kernel: the kernel changed its input (in backward)" "$lossfuzz" check \
     --kernel py:examples/kernels/cases/in_place.py:cross_entropy examples/kernels/cases/upstream_none.json
+# Triton kernels in Triton's interpreter, when .venv has triton (ci/setup.sh).
+if .venv/bin/python3 -c "import triton" 2>/dev/null; then
+    tr=examples/kernels/ce_triton.py cases=examples/kernels/cases
+    expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$tr:cross_entropy" "$regressions"
+    expect 1 "grad-mismatch/kernel" "$lossfuzz" check --kernel "py:$tr:upstream_first" "$cases/upstream_none.json"
+    expect 1 "shape-mismatch/kernel" "$lossfuzz" check --kernel "py:$tr:scalar_none" "$cases/upstream_none.json"
+    expect 1 "input-modified/kernel: the kernel changed its input (in forward)" "$lossfuzz" check \
+        --kernel "py:$tr:inplace" "$cases/upstream_none.json"
+    expect 1 "false-alarm/kernel" "$lossfuzz" check --kernel "py:$tr:frozen_crash" "$cases/upstream_frozen.json"
+    expect 1 "value-mismatch/kernel: kernel value[0] = 0, spec -nan" "$lossfuzz" check \
+        --kernel "py:$tr:all_ignored_zero" "$regressions/all_targets_ignored_mean.json"
+    expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --kernel "py:$tr:cross_entropy" \
+        "$cases/wide_batch.json"
+else
+    echo "note: no triton in .venv (ci/setup.sh); the Triton kernels are not tested"
+fi
 expect 2 "--kernel py:$py:nothing: $py has no nothing" "$lossfuzz" check --kernel "py:$py:nothing" \
     "$regressions/one_based_labels.json"
 expect 2 "cannot import no_such_module: ModuleNotFoundError" "$lossfuzz" check --kernel py:no_such_module:f \

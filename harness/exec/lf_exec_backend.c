@@ -91,15 +91,17 @@ static bool find_program(const char *name, char *out, size_t outlen)
 }
 
 /* A Python worker under the first interpreter that has torch:
- * $LOSSFUZZ_PYTHON, else python3 on $PATH, else /usr/bin/python3. It serves
- * PyTorch itself, or with kernel (py:MODULE:FUNCTION) that callable. */
+ * $LOSSFUZZ_PYTHON, else the project's .venv (ci/setup.sh: Debian's torch and
+ * triton), else python3 on $PATH, else /usr/bin/python3. It serves PyTorch
+ * itself, or with kernel (py:MODULE:FUNCTION) that callable. */
 static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, char *err, size_t errlen)
 {
     const char *script = getenv("LOSSFUZZ_PYTHON_WORKER");
     char path[256], tried[1024] = "";
     if (!script || !*script) script = LF_PYTHON_DIR "/lossfuzz_worker.py";
     const char *env_py = getenv("LOSSFUZZ_PYTHON");
-    const char *candidates[] = {env_py && *env_py ? env_py : NULL, "python3", "/usr/bin/python3"};
+    const char *candidates[] = {env_py && *env_py ? env_py : NULL, LF_PYTHON_DIR "/../.venv/bin/python3", "python3",
+                                "/usr/bin/python3"};
     const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;

@@ -67,13 +67,14 @@ static json_t *names_of(unsigned bits, const char *const *names, size_t n)
 
 json_t *lf_kernel_claims_json(const lf_kernel_claims *k)
 {
-    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b}", "name", k->name, "device", k->device,
+    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:I}", "name", k->name, "device", k->device,
                      "guarded", k->guarded, "losses", names_of(k->losses, loss_names, COUNT(loss_names)),
                      "input_dtypes", names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)),
                      "target_dtypes", names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)),
                      "reductions", names_of(k->reductions, reduction_names, COUNT(reduction_names)),
                      "features", names_of(k->features, feature_names, COUNT(feature_names)),
-                     "max_spatial_dims", k->max_spatial_dims, "backward", k->backward);
+                     "max_spatial_dims", k->max_spatial_dims, "backward", k->backward, "max_numel",
+                     (json_int_t)k->max_numel);
 }
 
 /* A list of names into bits; false with err for an unknown name or a non-list. */
@@ -120,6 +121,12 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
         return false;
     }
     if (backward) k->backward = json_is_true(backward);
+    const json_t *max_numel = json_object_get(o, "max_numel");
+    if (max_numel && (!json_is_integer(max_numel) || json_integer_value(max_numel) < 0)) {
+        snprintf(err, errlen, "kernel claims: \"max_numel\" must be a count (0: no limit)");
+        return false;
+    }
+    if (max_numel) k->max_numel = json_integer_value(max_numel);
     return bits_of(o, "losses", loss_names, COUNT(loss_names), &k->losses, err, errlen) &&
            bits_of(o, "input_dtypes", dtype_names, COUNT(dtype_names), &k->input_dtypes, err, errlen) &&
            bits_of(o, "target_dtypes", dtype_names, COUNT(dtype_names), &k->target_dtypes, err, errlen) &&
@@ -153,6 +160,11 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
     }
     if (c->reduction == LF_REDUCTION_INVALID || !(k->reductions & LOSSFUZZ_REDUCTION_BIT(c->reduction))) {
         snprintf(why, sizeof why, "reduction %s", c->reduction_name[0] ? c->reduction_name : "?");
+        return why;
+    }
+    if (k->max_numel && c->input.numel > k->max_numel) {
+        snprintf(why, sizeof why, "input of %lld elements (it claims at most %lld)", (long long)c->input.numel,
+                 (long long)k->max_numel);
         return why;
     }
     if (c->input.ndim - 2 > k->max_spatial_dims) {
