@@ -78,13 +78,14 @@ static void view_of(const lf_tensor *src, void *data, DLDevice dev, dl_view *v)
                       (uint64_t)(src->strided ? src->offset : 0) * lf_dtype_size(src->dtype)};
 }
 
-/* The result's shape as torch.nn.functional gives it: [] when reduced, else
- * the target's batch shape (class targets), the input's without the class
- * dim (probability targets) or the input's (BCE). */
+/* The result's shape as torch.nn.functional gives it: [] when reduced or for
+ * one row ([C] input, even with a target of shape [1]), else the target's
+ * batch shape (class targets), the input's without the class dim
+ * (probability targets) or the input's (BCE). */
 static int out_shape(const lf_case *c, int64_t *shape)
 {
-    if (c->reduction != LF_REDUCTION_NONE) return 0;
     const lf_tensor *in = &c->input;
+    if (c->reduction != LF_REDUCTION_NONE || (in->ndim == 1 && c->loss != LF_LOSS_BCE_WITH_LOGITS)) return 0;
     if (c->loss == LF_LOSS_BCE_WITH_LOGITS) {
         memcpy(shape, in->shape, sizeof in->shape);
         return in->ndim;
