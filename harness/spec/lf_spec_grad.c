@@ -108,13 +108,15 @@ static void bce_element(const grad_ctx *x, int64_t i, double up)
     put(x->g, i, d * up * w, undecided ? LF_SCALE_UNDECIDED : fabs(up * w) * mag);
 }
 
-/* The mean's divisor of a class-index call: the weights of the targets not ignored. */
-static double class_weight_sum(const lf_case *c, const lf_problem *p, int64_t rows)
+/* The mean's divisor of a class-index call: the weights of the targets not
+ * ignored; *mag the sum of their magnitudes (float's sum overflows past its range). */
+static double class_weight_sum(const lf_case *c, const lf_problem *p, int64_t rows, double *mag)
 {
     double d = 0;
+    *mag = 0;
     for (int64_t i = 0; i < rows; i++) {
         int64_t t = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
-        if (t != c->ignore_index) d += lf_spec_weight(c, t);
+        if (t != c->ignore_index) d += lf_spec_weight(c, t), *mag += fabs(lf_spec_weight(c, t));
     }
     return d;
 }
@@ -137,7 +139,7 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
     if (p.path != LF_PATH_CLASS) g->tol_dtype = lf_dtype_coarsest(g->tol_dtype, c->target.dtype);
     for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
     bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
-    double d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows) : (double)rows;
+    double d_mag = 0, d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows, &d_mag) : (double)rows;
     grad_ctx x = {c, &p, g, lp};
     bool weights_nonfinite = false;
     for (int64_t k = 0; c->weight.present && k < c->weight.numel; k++)
@@ -165,7 +167,8 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
         }
         /* a mean over a total weight of 0, or one float holds only as a
          * subnormal: PyTorch's w_t * up / d is NaN, inf - inf, or flushed */
-        class_row(&x, base, t, up, extra, mean && fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN));
+        class_row(&x, base, t, up, extra,
+                  mean && (fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) || past_range(&x, d_mag)));
     }
     free(lp);
 }
