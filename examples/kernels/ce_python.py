@@ -24,10 +24,12 @@ def wrapper(input, target, **options):
 
 def _rows(input, target, weight=None, ignore_index=-100, reduction="mean", count_ignored=False):
     if input.dim() == 1 and target.numel() == 1 and target.dim() <= 1:  # one row: [C] with [] or [1]
-        loss = _rows(input[None], target.reshape(1), weight, ignore_index, "none")
-        if reduction == "mean":  # PyTorch's 1-D kernel: the row's own loss, 0 when ignored
-            w = 1.0 if weight is None else weight[target.reshape(1).clamp(0, input.shape[0] - 1)]
-            loss = torch.where(target.reshape(1) == ignore_index, torch.zeros_like(loss), loss / w)
+        t = target.reshape(1)
+        loss = _rows(input[None], t, weight, ignore_index, "none")
+        # PyTorch's 1-D kernel under mean: the row's own loss, unweighted, or 0 (still
+        # part of the graph, as _rows leaves it) when ignored
+        if reduction == "mean" and weight is not None and t[0] != ignore_index:
+            loss = loss / weight[t].to(loss.dtype)
         return loss.reshape(())  # 0-D for every reduction, even a target of shape [1]
     if input.dim() != 2 or target.dim() != 1 or target.shape[0] != input.shape[0]:
         raise ValueError("rows: input [N, C] with target [N], or [C] with target [] or [1]")
