@@ -17,7 +17,10 @@
  * (false-alarm/kernel); on calls PyTorch rejects, a guarded kernel must reject
  * (kernel-miss/<class>) and never assert (kernel-assert/<class>), and an
  * unguarded one must not return a number (kernel-silent/<class>) and may
- * assert only where PyTorch asserts; an out-of-bounds access
+ * assert only where PyTorch asserts; a kernel that claims backward must leave
+ * every tensor it is given as it was (input-modified/kernel) and give the
+ * spec's d input (grad-mismatch/kernel, grad-missing/kernel, grad-error/kernel,
+ * grad-shape-mismatch/kernel, grad-dtype-mismatch/kernel); an out-of-bounds access
  * (oob-read/kernel, oob-write/kernel), a crash or a hang is a finding always.
  * A worker that crashed, hung or broke its device on a path is a finding of
  * its own (crash/, hang/, cuda-error/<path>); a real device assert (hard
