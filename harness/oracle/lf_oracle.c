@@ -33,7 +33,6 @@ bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype)
     if (scale == LF_SCALE_UNDECIDED) return true;
     if (isnan(spec) || isnan(got)) return isnan(spec) && isnan(got);
     if (isinf(spec) && isinf(got)) return spec == got;
-
     /* One side overflowed the output dtype at its edge: rounding, not a bug. */
     if (isinf(spec) || isinf(got)) {
         double finite = isinf(spec) ? got : spec, inf = isinf(spec) ? spec : got;
@@ -44,6 +43,13 @@ bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype)
     if (!isfinite(scale)) scale = fabs(spec);
     double tol = atol + rtol * (scale > fabs(spec) ? scale : fabs(spec));
     return fabs(spec - got) <= tol;
+}
+
+int64_t lf_first_far(const double *want, const double *scales, const double *got, int64_t n, lf_dtype tol_dtype)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!lf_values_close(want[i], scales[i], got[i], tol_dtype)) return i;
+    return -1;
 }
 
 void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...)
@@ -66,12 +72,10 @@ void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got)
         lf_found(v, cls, "%s gave %lld values, the spec %lld", path, (long long)got->n, (long long)s->n);
         return;
     }
-    for (int64_t i = 0; i < s->n; i++)
-        if (!lf_values_close(s->values[i], s->scales[i], got->values[i], s->tol_dtype)) {
-            lf_found(v, cls, "%s value[%lld] = %.9g, spec %.9g (%s, tolerance of %s)", path, (long long)i,
-                  got->values[i], s->values[i], lf_dtype_name(s->out_dtype), lf_dtype_name(s->tol_dtype));
-            return;
-        }
+    int64_t i = lf_first_far(s->values, s->scales, got->values, s->n, s->tol_dtype);
+    if (i >= 0)
+        lf_found(v, cls, "%s value[%lld] = %.9g, spec %.9g (%s, tolerance of %s)", path, (long long)i, got->values[i],
+                 s->values[i], lf_dtype_name(s->out_dtype), lf_dtype_name(s->tol_dtype));
 }
 
 /* The case's recorded numbers (PyTorch's, when the case was made) against the spec. */
@@ -83,12 +87,10 @@ static void expect_values(const lf_case *c, lf_verdict *v)
               (long long)c->n_expect_value, (long long)s->n);
         return;
     }
-    for (int64_t i = 0; i < s->n; i++)
-        if (!lf_values_close(c->expect_value[i], s->scales[i], s->values[i], s->tol_dtype)) {
-            lf_found(v, "expect-mismatch/value", "value[%lld]: the case expects %.9g, the spec gives %.9g",
-                  (long long)i, c->expect_value[i], s->values[i]);
-            return;
-        }
+    int64_t i = lf_first_far(c->expect_value, s->scales, s->values, s->n, s->tol_dtype);
+    if (i >= 0)
+        lf_found(v, "expect-mismatch/value", "value[%lld]: the case expects %.9g, the spec gives %.9g", (long long)i,
+                 c->expect_value[i], s->values[i]);
 }
 
 /* A path that did not run to an answer: the backend failed, its worker

@@ -8,6 +8,9 @@
 
 /* Records the finding `cls` unless the case already has one. */
 void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The first i where got[i] is not close to want[i] (lf_values_close, with the
+ * spec's scales), or -1: the one comparison of every path, expectation and gradient. */
+int64_t lf_first_far(const double *want, const double *scales, const double *got, int64_t n, lf_dtype tol_dtype);
 /* value-mismatch/<path> when a path's values are not the spec's (NaN-safe, dtype tolerance). */
 void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got);
 /* A path that did not run to an answer (backend error, a worker's crash,

@@ -37,6 +37,8 @@ void lf_spec_run(const lf_case *c, lf_result *r);
 double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp);
 /* Class k's weight (1 without weights). */
 double lf_spec_weight(const lf_case *c, int64_t k);
+/* Class k's probability in the row at `base`, label smoothing applied. */
+double lf_spec_prob_target(const lf_case *c, const lf_problem *p, int64_t base, int64_t k);
 
 /* d loss / d input for a call the spec accepts (lf_spec_run ok), given the
  * upstream gradient (the result's count of values, float64), in float64: g

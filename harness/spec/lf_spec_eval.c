@@ -60,13 +60,17 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
     return t;
 }
 
+double lf_spec_prob_target(const lf_case *c, const lf_problem *p, int64_t base, int64_t k)
+{
+    double eps = p->label_smoothing, tk = lf_load_f64(c->target.data, c->target.dtype, base + k * p->S);
+    return eps > 0 ? tk * (1 - eps) + eps / (double)p->C : tk;
+}
+
 static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, const double *lp, double lp_extra)
 {
     row_terms t = {0};
-    double eps = p->label_smoothing;
     for (int64_t k = 0; k < p->C; k++) {
-        double tk = lf_load_f64(c->target.data, c->target.dtype, base + k * p->S);
-        if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
+        double tk = lf_spec_prob_target(c, p, base, k);
         double term = -lp[k] * tk * lf_spec_weight(c, k);
         t.loss += term;
         t.mag += fabs(tk * lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);

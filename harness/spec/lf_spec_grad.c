@@ -9,12 +9,14 @@
 
 #include "lf_spec.h"
 
-/* Where a row's gradient goes and how it is scaled. */
+/* Where a row's gradient goes and how it is scaled; with label smoothing,
+ * the class weights' sum and the sum of their magnitudes (the same for every row). */
 typedef struct {
     const lf_case *c;
     const lf_problem *p;
     lf_result *g;
     double *lp;
+    double W, W_mag;
 } grad_ctx;
 
 static void put(lf_result *g, int64_t at, double v, double mag)
@@ -46,11 +48,7 @@ static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
 static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double extra, bool undecided)
 {
     const lf_problem *p = x->p;
-    double eps = p->label_smoothing, W = 0, W_mag = 0, wt = lf_spec_weight(x->c, label);
-    for (int64_t k = 0; eps > 0 && k < p->C; k++) {
-        W += lf_spec_weight(x->c, k);
-        W_mag += fabs(lf_spec_weight(x->c, k));
-    }
+    double eps = p->label_smoothing, W = x->W, W_mag = x->W_mag, wt = lf_spec_weight(x->c, label);
     double a = (1 - eps) * wt * up, b = eps / (double)p->C * up;
     double gl_sum = -a - (eps > 0 ? b * W : 0);
     double coef = fabs(a) + (eps > 0 ? fabs(b) * W_mag : 0);
@@ -71,18 +69,16 @@ static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up,
 static void prob_row(const grad_ctx *x, int64_t base, double up, double extra)
 {
     const lf_problem *p = x->p;
-    double eps = p->label_smoothing, wt_sum = 0, wt_mag = 0;
+    double wt_sum = 0, wt_mag = 0;
     for (int64_t k = 0; k < p->C; k++) {
-        double tk = lf_load_f64(x->c->target.data, x->c->target.dtype, base + k * p->S);
-        if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
+        double tk = lf_spec_prob_target(x->c, p, base, k);
         wt_sum += lf_spec_weight(x->c, k) * tk;
         wt_mag += fabs(lf_spec_weight(x->c, k) * tk);
     }
     /* an infinite target or weight: inf - inf or inf * 0 by the order PyTorch multiplies in */
     bool undecided = !isfinite(wt_mag) || past_range(x, fabs(up) * wt_mag);
     for (int64_t k = 0; k < p->C; k++) {
-        double tk = lf_load_f64(x->c->target.data, x->c->target.dtype, base + k * p->S);
-        if (eps > 0) tk = tk * (1 - eps) + eps / (double)p->C;
+        double tk = lf_spec_prob_target(x->c, p, base, k);
         double wk = lf_spec_weight(x->c, k), pk = exp(x->lp[k]);
         put(x->g, base + k * p->S, up * (pk * wt_sum - wk * tk),
             undecided ? LF_SCALE_UNDECIDED : fabs(up) * (sum_scale(p, pk, x->lp[k], extra) * wt_mag + fabs(wk * tk)));
@@ -140,10 +136,11 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
     for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
     bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
     double d_mag = 0, d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows, &d_mag) : (double)rows;
-    grad_ctx x = {c, &p, g, lp};
-    bool weights_nonfinite = false;
-    for (int64_t k = 0; c->weight.present && k < c->weight.numel; k++)
-        weights_nonfinite |= !isfinite(lf_load_f64(c->weight.data, c->weight.dtype, k));
+    grad_ctx x = {c, &p, g, lp, 0, 0};
+    for (int64_t k = 0; p.path == LF_PATH_CLASS && p.label_smoothing > 0 && k < p.C; k++) {
+        x.W += lf_spec_weight(c, k);
+        x.W_mag += fabs(lf_spec_weight(c, k));
+    }
     for (int64_t i = 0; i < rows; i++) {
         double up = none ? upstream[i] : mean ? upstream[0] / d : upstream[0];
         int64_t base = (i / p.S) * p.C * p.S + i % p.S;
@@ -162,7 +159,7 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
              * is NaN, and everywhere when smoothing's masked 0 meets an
              * infinite weight (0 * inf) */
             for (int64_t k = 0; p.log_softmax && k < p.C; k++)
-                if (isnan(lp[k]) || (p.label_smoothing > 0 && weights_nonfinite)) put(g, base + k * p.S, NAN, 0);
+                if (isnan(lp[k]) || (p.label_smoothing > 0 && !isfinite(x.W_mag))) put(g, base + k * p.S, NAN, 0);
             continue;
         }
         /* a mean over a total weight of 0, or one float holds only as a
