@@ -100,6 +100,6 @@ def load_kernel(spec, device_type):
         if fn is None:
             raise KernelError("%s has no %s" % (module_name, fn_name))
     if not callable(fn):
-        raise KernelError("%s.%s is not callable" % (module_name, fn_name))
+        raise KernelError("%s:%s is not callable" % (module_name, fn_name))
     label = "%s:%s" % (os.path.basename(module_name), fn_name) if module_name.endswith(".py") else spec
     return fn, claims_of(fn, module, label, device_type)
