@@ -3,8 +3,9 @@
 #                     [--no-rates] [KERNEL...]
 # Figures for kernels under test (include/lossfuzz/kernel.h, py:MODULE:FUNCTION):
 #  1. time to first finding: for each KERNEL (default: the buggy examples,
-#     build/examples/kernels/ce_buggy.so and ce_python.py's rows_buggy and
-#     fused_buggy, and ce_triton.py's buggy ones when .venv has triton), N libFuzzer runs of fuzz_class (ASan + UBSan build, as
+#     build/examples/kernels/ce_buggy.so, ce_buggy_grad.so and ce_inplace.so,
+#     ce_python.py's rows_buggy and fused_buggy, and ce_triton.py's buggy
+#     ones when .venv has triton), N libFuzzer runs of fuzz_class (ASan + UBSan build, as
 #     ci/fuzz.sh) from a fresh work corpus, each with its own -seed, until
 #     the first finding or SECONDS (default 60); its class and execs/s;
 #  2. cases/s: `lossfuzz check` over regressions/ with lossfuzz's own paths
@@ -43,7 +44,8 @@ done
 case $corpus in seeds|empty) ;; *) die "--corpus must be seeds or empty" ;; esac
 py=examples/kernels/ce_python.py
 if [ ${#kernels[@]} -eq 0 ]; then
-    kernels=(build/examples/kernels/ce_buggy.so "py:$py:rows_buggy" "py:$py:fused_buggy")
+    kernels=(build/examples/kernels/ce_buggy.so build/examples/kernels/ce_buggy_grad.so
+             build/examples/kernels/ce_inplace.so "py:$py:rows_buggy" "py:$py:fused_buggy")
     if .venv/bin/python3 -c "import triton" 2>/dev/null; then # ci/setup.sh puts it there
         for b in upstream_first scalar_none inplace frozen_crash all_ignored_zero; do
             kernels+=("py:examples/kernels/ce_triton.py:$b")

@@ -17,10 +17,16 @@ expect 0 "assert() failed" "$lossfuzz" check --kernel "$dir/ce_plain.so" "$regre
 expect 0 "kernel_rejected" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$regressions/one_based_labels.json"
 expect 1 "kernel-silent/label_out_of_range" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$regressions"
 expect 1 "oob-read/kernel: kernel: out-of-bounds read:" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$regressions"
+# Backward (ABI 2): each row's own upstream value, and the tensors given left as they were.
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "$dir/ce_plain.so" examples/kernels/cases/upstream_none.json
+expect 1 "grad-mismatch/kernel: d input[4]" "$lossfuzz" check --kernel "$dir/ce_buggy_grad.so" \
+    examples/kernels/cases/upstream_none.json
+expect 1 "input-modified/kernel: the kernel changed its input (in forward)" "$lossfuzz" check \
+    --kernel "$dir/ce_inplace.so" examples/kernels/cases/upstream_none.json
 # A case outside the claims is skipped and counted, not judged.
 expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --kernel "$dir/ce_plain.so" \
     "$regressions/bce_infinite_logits.json"
-expect 2 "was built against kernel ABI 2; this lossfuzz speaks ABI 1" "$lossfuzz" check \
+expect 2 "was built against kernel ABI 3; this lossfuzz speaks ABI 2" "$lossfuzz" check \
     --kernel "$dir/ce_wrong_abi.so" "$regressions/one_based_labels.json"
 libm=$(ldconfig -p 2>/dev/null | awk '/libm\.so\.6 / { print $NF; exit }')
 [ -z "$libm" ] || expect 2 "exports no lossfuzz_kernel_describe" "$lossfuzz" check --kernel "$libm" \

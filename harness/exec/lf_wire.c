@@ -156,6 +156,22 @@ static bool read_tensor(json_t *tj, lf_tensor *t, const void *shm, size_t shm_si
     return lf_layout_set(t, strides, json_integer_value(json_object_get(tj, "offset")), err, errlen);
 }
 
+/* The request's backward half: the upstream gradient (float64, borrowed
+ * from shared memory like the tensors) and whether the input requires grad. */
+static bool read_backward(json_t *bj, lf_backward *b, const void *shm, size_t shm_size, char *err, size_t errlen)
+{
+    if (!bj) return true;
+    json_t *up = json_object_get(bj, "upstream"), *shape = json_object_get(up, "shape");
+    json_int_t n = json_integer_value(json_array_get(shape, 0)), at = json_integer_value(json_object_get(up, "at"));
+    if (!json_is_array(shape) || json_array_size(shape) != 1 || n < 0 || n > LF_MAX_NUMEL || at < 0 ||
+        (size_t)at > shm_size || (size_t)n * sizeof(double) > shm_size - (size_t)at)
+        return fail(err, errlen, "a backward half without a valid upstream gradient");
+    b->values = (const double *)((const char *)shm + at);
+    b->n_values = n;
+    b->input_requires_grad = json_is_true(json_object_get(bj, "input_requires_grad"));
+    return true;
+}
+
 static bool map_shm(lf_wire_shm *m, size_t size)
 {
     if (size == m->size && m->base) return true;
@@ -211,6 +227,7 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
         json_t *tj = json_object_get(cj, tensor_keys[i]);
         if (tj && !read_tensor(tj, (lf_tensor *)tensor_at(c, i), shm, shm_size, err, errlen)) goto out;
     }
+    if (!read_backward(json_object_get(cj, "backward"), &c->backward, shm, shm_size, err, errlen)) goto out;
     size_t values = (size_t)info->n_paths * (size_t)info->layout.out_cap * sizeof(double);
     if (info->layout.out_cap < 0 || info->layout.out_at > shm_size || values > shm_size - info->layout.out_at) {
         fail(err, errlen, "the result area is outside the shared memory");
@@ -225,6 +242,26 @@ out:
 static void set_text(json_t *o, const char *key, const char *text)
 {
     if (text[0]) json_object_set_new(o, key, json_string(text));
+}
+
+/* The backward half of an ok result, as read_grad reads it: d input after
+ * the result's values in the path's area, or why there is none. */
+static void write_grad(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
+{
+    set_text(o, "changed", x->changed);
+    static const char *const states[] = {NULL, "ok", "missing", "error"};
+    if (x->grad_state == LF_GRAD_NONE) return;
+    if (x->grad_state == LF_GRAD_OK && x->n_grad > l->out_cap - x->n) {
+        json_object_set_new(o, "grad", json_string("error"));
+        json_object_set_new(o, "grad_message", json_string("the gradient has more values than the shared memory holds"));
+        return;
+    }
+    json_object_set_new(o, "grad", json_string(states[x->grad_state]));
+    set_text(o, "grad_message", x->grad_message);
+    if (x->grad_state != LF_GRAD_OK) return;
+    if (x->n_grad) memcpy(area + x->n, x->grad, (size_t)x->n_grad * sizeof(double));
+    json_object_set_new(o, "grad_n", json_integer(x->n_grad));
+    json_object_set_new(o, "grad_dtype", json_string(lf_dtype_name(x->grad_dtype)));
 }
 
 char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm)
@@ -248,6 +285,8 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
             json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
             json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
         }
+        if (!too_large && x->kind == LF_OUTCOME_OK) write_grad(o, x, l, (double *)shm + l->out_at / sizeof(double) +
+                                                                      (size_t)i * (size_t)l->out_cap);
         if (!too_large && x->index >= 0) { /* an assert's element, or the guard's first offending one */
             json_object_set_new(o, "index", json_integer(x->index));
             json_object_set_new(o, "value", json_integer(x->value));

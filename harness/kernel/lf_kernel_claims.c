@@ -55,6 +55,7 @@ void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
     k->reductions = t->reductions;
     k->features = t->features;
     k->max_spatial_dims = t->max_spatial_dims;
+    k->backward = t->backward != NULL;
 }
 
 static json_t *names_of(unsigned bits, const char *const *names, size_t n)

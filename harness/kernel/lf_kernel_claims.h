@@ -17,7 +17,7 @@ typedef struct {
     bool guarded;
     unsigned losses, input_dtypes, target_dtypes, reductions, features; /* kernel.h's bits */
     int max_spatial_dims;
-    bool backward;        /* d input is checked too (a Python callable's autograd; C kernels: not in ABI 1) */
+    bool backward;        /* d input is checked too (a Python callable's autograd; a C kernel's backward) */
     int64_t max_numel;    /* the largest input it is sent (0: no limit): Triton's interpreter is slow */
 } lf_kernel_claims;
 

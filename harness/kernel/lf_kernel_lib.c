@@ -115,6 +115,87 @@ static void collect(const lf_backend *mem, const lf_canary_list *l, const lf_ten
     for (int64_t i = 0; i < out->numel; i++) r->values[i] = lf_load_f64(out->data, out->dtype, i);
 }
 
+/* The case's tensors as the kernel gets them, each with its buffer. */
+typedef struct {
+    const char *name;
+    const lf_tensor *t;
+    void *dev;
+} given;
+
+/* Whether a buffer still holds, bit for bit, what was copied in (its
+ * strided storage, gaps included: those are the caller's memory too). */
+static bool unchanged(const lf_backend *mem, const given *g)
+{
+    const lf_tensor *t = g->t;
+    size_t bytes = (size_t)t->numel * lf_dtype_size(t->dtype);
+    void *want = t->strided ? lf_layout_storage(t, &bytes) : t->data, *got = malloc(bytes + 1);
+    bool same = want && got && !mem->to_host(got, g->dev, bytes) && !memcmp(got, want, bytes);
+    if (t->strided) free(want);
+    free(got);
+    return same;
+}
+
+/* r->changed names the first tensor the call wrote into, "input (in forward)". */
+static void check_unchanged(const lf_backend *mem, const given *g, int n, const char *when, lf_result *r)
+{
+    for (int i = 0; i < n && !r->changed[0]; i++)
+        if (g[i].dev && !unchanged(mem, &g[i])) snprintf(r->changed, sizeof r->changed, "%s (%s)", g[i].name, when);
+}
+
+/* The backward call after an ok forward: the upstream gradient in out's
+ * dtype, d input into a NaN-filled buffer; r's grad fields say how it went. */
+static void run_backward(const lossfuzz_kernel *t, const lf_case *c, const lf_backend *mem, lf_canary_list *l,
+                         lossfuzz_call *call, const lf_tensor *out, lf_result *r)
+{
+    lf_tensor up = {0}, grad = {0};
+    char err[512] = "";
+    int64_t n = c->backward.n_values;
+    if (n != out->numel || !lf_tensor_alloc(&up, out->dtype, out->ndim, out->shape, err, sizeof err) ||
+        !lf_tensor_alloc(&grad, c->input.dtype, c->input.ndim, c->input.shape, err, sizeof err)) {
+        lf_result_error(r, "backend_error", "RuntimeError", "the backward buffers: %s",
+                        err[0] ? err : "the upstream gradient does not fit the result");
+        goto out;
+    }
+    for (int64_t i = 0; i < n; i++) lf_store_f64(up.data, up.dtype, i, c->backward.values[i]);
+    for (int64_t i = 0; i < grad.numel; i++) lf_store_f64(grad.data, grad.dtype, i, NAN);
+    void *dup = lf_canary_add(l, "grad_out", (size_t)n * lf_dtype_size(up.dtype), up.dtype, up.data);
+    void *dgrad = lf_canary_add(l, "grad_input", (size_t)grad.numel * lf_dtype_size(grad.dtype), grad.dtype, grad.data);
+    if (!dup || !dgrad) {
+        lf_result_error(r, "backend_error", "RuntimeError", "cannot allocate the backward buffers");
+        goto out;
+    }
+    dl_view vup, vgrad;
+    view_of(&up, dup, call->input->device, &vup);
+    view_of(&grad, dgrad, call->input->device, &vgrad);
+    call->grad_out = &vup.t;
+    call->grad_input = &vgrad.t;
+    lf_fence_watch(l);
+    int rc = t->backward(call, err, sizeof err);
+    lf_fence_watch(NULL);
+    call->grad_out = NULL;
+    call->grad_input = NULL;
+    err[sizeof err - 1] = 0;
+    if (!lf_canary_check(l, r)) goto out; /* r: oob_write */
+    if (rc != LOSSFUZZ_OK) {
+        r->grad_state = LF_GRAD_ERROR;
+        snprintf(r->grad_message, sizeof r->grad_message, "backward returned %d%s: %s", rc,
+                 rc == LOSSFUZZ_REJECTED ? " (rejected)" : "", err);
+        goto out;
+    }
+    size_t bytes = (size_t)grad.numel * lf_dtype_size(grad.dtype);
+    if (mem->to_host(grad.data, dgrad, bytes) || !(r->grad = malloc(sizeof(double) * ((size_t)grad.numel + 1)))) {
+        lf_result_error(r, "backend_error", "RuntimeError", "cannot read the kernel's gradient back");
+        goto out;
+    }
+    for (int64_t i = 0; i < grad.numel; i++) r->grad[i] = lf_load_f64(grad.data, grad.dtype, i);
+    r->n_grad = grad.numel;
+    r->grad_dtype = grad.dtype;
+    r->grad_state = LF_GRAD_OK;
+out:
+    lf_tensor_free(&up);
+    lf_tensor_free(&grad);
+}
+
 void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backend *mem, lf_result *r)
 {
     const lossfuzz_kernel *t = k->table;
@@ -129,20 +210,20 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
     }
     lf_canary_list l;
     lf_canary_begin(&l, mem);
-    void *in = lf_device_copy(&l, "input", &c->input), *tg = lf_device_copy(&l, "target", &c->target);
-    void *w = lf_device_copy(&l, "weight", &c->weight), *pw = lf_device_copy(&l, "pos_weight", &c->pos_weight);
+    given g[4] = {{"input", &c->input, NULL}, {"target", &c->target, NULL}, {"weight", &c->weight, NULL},
+                  {"pos_weight", &c->pos_weight, NULL}};
+    for (int i = 0; i < 4; i++) g[i].dev = lf_device_copy(&l, g[i].name, g[i].t);
     void *o = lf_canary_add(&l, "out", (size_t)out.numel * lf_dtype_size(out_dtype), out_dtype, NULL);
-    if (!in || !tg || (c->weight.present && !w) || (c->pos_weight.present && !pw) || !o) {
+    if (!g[0].dev || !g[1].dev || (c->weight.present && !g[2].dev) || (c->pos_weight.present && !g[3].dev) || !o) {
         lf_result_error(r, "backend_error", "RuntimeError", "cannot allocate or copy the case's buffers");
     } else {
-        dl_view vin, vtg, vw, vpw, vout;
-        view_of(&c->input, in, dev, &vin);
-        view_of(&c->target, tg, dev, &vtg);
-        if (w) view_of(&c->weight, w, dev, &vw);
-        if (pw) view_of(&c->pos_weight, pw, dev, &vpw);
+        dl_view v[4], vout;
+        for (int i = 0; i < 4; i++)
+            if (g[i].dev) view_of(g[i].t, g[i].dev, dev, &v[i]);
         view_of(&out, o, dev, &vout);
         lossfuzz_call call = {lf_kernel_loss_bit(c), (int)c->reduction, c->ignore_index, c->label_smoothing,
-                              &vin.t, &vtg.t, w ? &vw.t : NULL, pw ? &vpw.t : NULL, &vout.t, NULL};
+                              &v[0].t, &v[1].t, g[2].dev ? &v[2].t : NULL, g[3].dev ? &v[3].t : NULL, &vout.t, NULL,
+                              NULL, NULL};
         lf_fence_watch(&l);
         int rc = t->forward(&call, err, sizeof err);
         lf_fence_watch(NULL);
@@ -151,6 +232,12 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
         else if (rc == LOSSFUZZ_REJECTED) lf_result_error(r, "kernel_rejected", "RuntimeError", "%s", err);
         else lf_result_error(r, "kernel_failed", "RuntimeError", "forward returned %d: %s", rc, err);
         if (rc != LOSSFUZZ_OK) lf_canary_check(&l, r); /* a write out of bounds outranks the answer */
+        if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, 4, "in forward", r);
+        /* Backward when asked for: only a call whose input requires grad has one. */
+        if (r->kind == LF_OUTCOME_OK && t->backward && c->backward.values && c->backward.input_requires_grad) {
+            run_backward(t, c, mem, &l, &call, &out, r);
+            if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, 4, "in backward", r);
+        }
     }
     lf_canary_end(&l);
     lf_tensor_free(&out);

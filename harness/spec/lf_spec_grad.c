@@ -155,11 +155,14 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
         }
         int64_t t = lf_label_read(p.kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
         if (t == c->ignore_index) { /* nll and the smoothing term both leave it out: 0 */
-            /* ... through log_softmax's backward, g - p * sum(g): NaN where p
-             * is NaN, and everywhere when smoothing's masked 0 meets an
-             * infinite weight (0 * inf) */
+            /* ... through log_softmax's backward, g - p * sum(g): NaN
+             * everywhere when smoothing's masked 0 meets an infinite weight
+             * (0 * inf), and NaN where p is NaN: there a fused kernel that
+             * skips the ignored row writes 0 for the same loss, and neither
+             * answer is judged */
             for (int64_t k = 0; p.log_softmax && k < p.C; k++)
-                if (isnan(lp[k]) || (p.label_smoothing > 0 && !isfinite(x.W_mag))) put(g, base + k * p.S, NAN, 0);
+                if (p.label_smoothing > 0 && !isfinite(x.W_mag)) put(g, base + k * p.S, NAN, 0);
+                else if (isnan(lp[k])) put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
             continue;
         }
         /* a mean over a total weight of 0, or one float holds only as a

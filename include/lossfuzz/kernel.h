@@ -1,4 +1,4 @@
-/* lossfuzz/kernel.h - the interface of a loss kernel under test (ABI version 1).
+/* lossfuzz/kernel.h - the interface of a loss kernel under test (ABI version 2).
  *
  * A kernel under test is a shared library exporting one function:
  *
@@ -29,7 +29,21 @@
  * Shapes follow torch.nn.functional: input [N, C] or [C] or [N, C, d1, ...];
  * class targets [N] / [] / [N, d1, ...]; probability targets the input's
  * shape; `out` has the result's shape (the target's batch shape for
- * reduction none, [] otherwise) and the input's dtype. */
+ * reduction none, [] otherwise) and the input's dtype.
+ *
+ * Backward (optional, ABI 2): `backward` gets the forward call again, with
+ * `out` holding forward's result, `grad_out` the upstream gradient (out's
+ * shape and dtype: seeded random numbers, zeros among them, for reduction
+ * none; one number for mean and sum) and `grad_input` to fill with
+ * d loss / d input (the input's shape and dtype, contiguous). grad_input
+ * arrives filled with NaN: write every element, zeros included, as
+ * PyTorch's autograd returns a whole tensor. No tensor but out (in
+ * forward) and grad_input (in backward) may change: lossfuzz compares each
+ * with a copy taken before the call.
+ *
+ * Version history: 1 forward only; 2 adds backward (grad_out, grad_input
+ * and the table's backward, each appended, so a version 1 kernel's source
+ * builds unchanged against this header). */
 #ifndef LOSSFUZZ_KERNEL_H
 #define LOSSFUZZ_KERNEL_H
 
@@ -42,7 +56,7 @@
 extern "C" {
 #endif
 
-#define LOSSFUZZ_KERNEL_ABI 1u
+#define LOSSFUZZ_KERNEL_ABI 2u
 
 /* Losses (a bit each in lossfuzz_kernel.losses). */
 #define LOSSFUZZ_CROSS_ENTROPY 0x1u      /* F.cross_entropy, class-index targets */
@@ -92,6 +106,9 @@ typedef struct {
     const DLTensor *pos_weight; /* NULL when absent (BCE only) */
     DLTensor *out;
     void *stream;               /* CUDA: the cudaStream_t to launch on (NULL: the default stream) */
+    /* Backward only (NULL in forward): */
+    const DLTensor *grad_out;   /* the upstream gradient, out's shape and dtype */
+    DLTensor *grad_input;       /* d loss / d input: the input's shape and dtype, contiguous */
 } lossfuzz_call;
 
 typedef struct {
@@ -105,6 +122,9 @@ typedef struct {
      * (NUL included) goes to error when the result is not LOSSFUZZ_OK. CUDA
      * kernels may return before the work ends: lossfuzz synchronizes. */
     int (*forward)(const lossfuzz_call *call, char *error, size_t error_size);
+    /* d loss / d input into call->grad_input (see above), or NULL: forward
+     * only. Same results and error contract as forward. */
+    int (*backward)(const lossfuzz_call *call, char *error, size_t error_size);
 } lossfuzz_kernel;
 
 #if defined(__GNUC__)
