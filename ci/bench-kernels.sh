@@ -1,11 +1,12 @@
 #!/bin/bash
 # ci/bench-kernels.sh [--runs N] [--cap SECONDS] [--corpus seeds|empty] [--check]
-#                     [--no-rates] [KERNEL...]
+#                     [--no-rates] [--target T] [KERNEL...]
 # Figures for kernels under test (include/lossfuzz/kernel.h, py:MODULE:FUNCTION):
 #  1. time to first finding: for each KERNEL (default: the buggy examples,
 #     build/examples/kernels/ce_buggy.so, ce_buggy_grad.so and ce_inplace.so,
-#     ce_python.py's rows_buggy and fused_buggy, and ce_triton.py's buggy
-#     ones when .venv has triton), N libFuzzer runs of fuzz_class (ASan + UBSan build, as
+#     ce_python.py's rows_buggy and fused_buggy, ce_linear.py's buggy ones
+#     (fuzz_linear), and ce_triton.py's buggy ones when .venv has triton), N
+#     libFuzzer runs of its fuzz target (ASan + UBSan build, as
 #     ci/fuzz.sh) from a fresh work corpus, each with its own -seed, until
 #     the first finding or SECONDS (default 60); its class and execs/s;
 #  2. cases/s: `lossfuzz check` over regressions/ with lossfuzz's own paths
@@ -18,6 +19,8 @@
 #   --corpus MODE   seeds: corpus/fuzz_class (default); empty: nothing
 #   --check         exit 1 unless every run of every kernel finds something (CI)
 #   --no-rates      only the times to first finding
+#   --target T      the fuzz target for the KERNELs given (default fuzz_class;
+#                   fuzz_linear for fused linear + cross-entropy kernels)
 # Run nothing else meanwhile: the figures assume the CPU is otherwise idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +28,7 @@ bench=bench-kernels
 # shellcheck source=ci/bench-lib.sh
 . ci/bench-lib.sh
 
-runs=3 cap=60 corpus=seeds check=0 rates=1 kernels=()
+runs=3 cap=60 corpus=seeds check=0 rates=1 kernels=() runs_of=() target=fuzz_class
 while [ $# -gt 0 ]; do
     case $1 in
     -h|--help) usage 0 ;;
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
     --corpus) corpus=${2:?--corpus needs a value}; shift ;;
     --check) check=1 ;;
     --no-rates) rates=0 ;;
+    --target) target=${2:?--target needs a value}; shift ;;
     -*) echo "bench-kernels: unknown option $1" >&2; usage ;;
     *) kernels+=("$1") ;;
     esac
@@ -43,12 +47,16 @@ done
 [[ $cap =~ ^[1-9][0-9]*$ ]] || die "--cap must be a positive integer (seconds)"
 case $corpus in seeds|empty) ;; *) die "--corpus must be seeds or empty" ;; esac
 py=examples/kernels/ce_python.py
+# Each kernel with its fuzz target, as "TARGET KERNEL".
+for k in "${kernels[@]}"; do runs_of+=("$target $k"); done
 if [ ${#kernels[@]} -eq 0 ]; then
     kernels=(build/examples/kernels/ce_buggy.so build/examples/kernels/ce_buggy_grad.so
              build/examples/kernels/ce_inplace.so "py:$py:rows_buggy" "py:$py:fused_buggy")
+    for k in "${kernels[@]}"; do runs_of+=("fuzz_class $k"); done
+    for b in chunked_frozen_crash chunked_mean_of_chunks; do runs_of+=("fuzz_linear py:examples/kernels/ce_linear.py:$b"); done
     if .venv/bin/python3 -c "import triton" 2>/dev/null; then # ci/setup.sh puts it there
         for b in upstream_first scalar_none inplace frozen_crash all_ignored_zero; do
-            kernels+=("py:examples/kernels/ce_triton.py:$b")
+            runs_of+=("fuzz_class py:examples/kernels/ce_triton.py:$b")
         done
     else
         echo "bench-kernels: no triton in .venv (ci/setup.sh): the Triton examples are left out" >&2
@@ -60,7 +68,6 @@ echo "== building (not timed)"
 ci/build.sh >/dev/null
 dir=$(build libfuzzer --sanitize)
 root=$PWD
-libfuzzer_flags fuzz_class
 tmp=$(mktemp -d /tmp/bench-kernels.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 absolute() { # a library or a py:FILE.py:FUNCTION by its absolute path: the runs happen elsewhere
@@ -71,19 +78,21 @@ absolute() { # a library or a py:FILE.py:FUNCTION by its absolute path: the runs
     esac
 }
 
-echo "== time to first finding: fuzz_class, libFuzzer, cap $cap s, $runs runs, corpus $corpus"
+echo "== time to first finding: libFuzzer, cap $cap s, $runs runs, corpus $corpus"
 printf '%-44s %-8s %-10s %-9s %s\n' kernel run seconds execs/s "first finding"
-for k in "${kernels[@]}"; do
+for tk in "${runs_of[@]}"; do
+    t=${tk%% *} k=${tk#* }
     abs=$(absolute "$k")
+    libfuzzer_flags "$t"
     found=0 times=()
     for r in $(seq 1 "$runs"); do
         w=$tmp/run-$r
         rm -rf "$w" && mkdir -p "$w/corpus" "$w/findings"
         seeds=()
-        [ "$corpus" = empty ] || seeds=("$root/corpus/fuzz_class")
+        [ "$corpus" = empty ] || seeds=("$root/corpus/$t")
         start=$(date +%s.%N)
         (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim LOSSFUZZ_KERNEL=$abs \
-            LOSSFUZZ_WORKER=$root/$dir/lossfuzz timeout -s INT $((cap + 60)) "$root/$dir/fuzzers/fuzz_class" \
+            LOSSFUZZ_WORKER=$root/$dir/lossfuzz timeout -s INT $((cap + 60)) "$root/$dir/fuzzers/$t" \
             -seed="$r" -max_total_time="$cap" "${flags[@]}" -print_final_stats=1 -artifact_prefix="$w/" \
             corpus "${seeds[@]}") >"$w/log" 2>&1 || true
         end=$(date +%s.%N)

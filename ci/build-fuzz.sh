@@ -38,9 +38,9 @@ if [ $cuda = ON ]; then
         { echo "build-fuzz: --cuda builds the CUDA workers: replay, without --sanitize" >&2; exit 2; }
     dir=$dir-cuda
 fi
-fuzz_targets="fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
+fuzz_targets="fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
 targets="$fuzz_targets lossfuzz"
-[ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob"
+[ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob lf_afl_mutator_fuzz_linear"
 CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
     -DLF_CUDA=$cuda -DLF_MUTANT="$mutant" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log" >&2; exit 1; }

@@ -2,7 +2,7 @@
 # ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--asserts soft|hard]
 #            [--fast] [--mutant NAME] [--kernel LIB.so|py:MODULE:FUNCTION] [--out DIR] [--keep-going]
 # A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
-# fuzz_prob, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
+# fuzz_prob, fuzz_linear, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
 # minimizes every finding into a JSON regression and ends with a summary line:
 #   fuzz_class: libfuzzer/sim 60 s, execs/s: 5123, findings: 0
 # Findings (raw input + JSON case, written atomically) go to
@@ -39,8 +39,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case $target in fuzz_class|fuzz_prob|fuzz_json|fuzz_npy|fuzz_npz|fuzz_safetensors) ;;
-*) echo "fuzz.sh: unknown target $target (fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors)" >&2; exit 2 ;;
+case $target in fuzz_class|fuzz_prob|fuzz_linear|fuzz_json|fuzz_npy|fuzz_npz|fuzz_safetensors) ;;
+*) echo "fuzz.sh: unknown target $target (fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors)" >&2; exit 2 ;;
 esac
 case $engine in libfuzzer|afl) ;; *) echo "fuzz.sh: --engine must be libfuzzer or afl" >&2; exit 2 ;; esac
 case $backend in sim|cuda) ;; *) echo "fuzz.sh: --backend must be sim or cuda" >&2; exit 2 ;; esac
@@ -129,7 +129,7 @@ if [ "$engine" = libfuzzer ]; then
     execs=$(awk '{s += $2} END {print s + 0}' "$stats")
 else
     [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ] || { echo "fuzz.sh: $seeds is empty (AFL++ needs seeds)" >&2; exit 2; }
-    if [ "$target" = fuzz_class ] || [ "$target" = fuzz_prob ]; then
+    if [ "$target" = fuzz_class ] || [ "$target" = fuzz_prob ] || [ "$target" = fuzz_linear ]; then
         mutator=$(ci/build-fuzz.sh replay | tail -1)/fuzzers/lf_afl_mutator_$target.so
         export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/$mutator
     fi

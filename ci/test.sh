@@ -27,13 +27,13 @@ echo "== planted bugs =="
 ci/mutants.sh
 total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))
 echo "== fuzz smoke runs =="
-for target in fuzz_class fuzz_prob fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
+for target in fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
     ci/fuzz.sh "$target" 10 --out "$(mktemp -d)"
 done
-for target in fuzz_class fuzz_prob fuzz_json; do
+for target in fuzz_class fuzz_prob fuzz_linear fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
-total=$((total + 9))
+total=$((total + 11))
 echo "== hard-assert campaigns: real asserts end workers, the executor replaces them =="
 log=$(mktemp)
 ci/fuzz.sh fuzz_class 20 --asserts hard --out "$(mktemp -d)" 2>&1 | tee "$log" | tail -2
@@ -71,11 +71,13 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
         { echo "ci: the buggy Python kernel's repro passes on it"; exit 1; }
     build/lossfuzz check --kernel "py:$py:rows" "$@" >/dev/null ||
         { echo "ci: the buggy Python kernel's repro fails on the correct one"; exit 1; }
-    correct="py:$py:rows py:$py:fused"
-    ! .venv/bin/python3 -c "import triton" 2>/dev/null || correct="$correct py:examples/kernels/ce_triton.py:cross_entropy"
-    for k in $correct; do
-        ci/fuzz.sh fuzz_class 30 --kernel "$k" --out "$(mktemp -d)" 2>&1 | tail -1 |
-            grep -q 'findings: 0' || { echo "ci: the correct kernel $k gave a finding"; exit 1; }
+    lin=examples/kernels/ce_linear.py
+    correct="fuzz_class=py:$py:rows fuzz_class=py:$py:fused fuzz_linear=py:$lin:composed fuzz_linear=py:$lin:chunked"
+    ! .venv/bin/python3 -c "import triton" 2>/dev/null ||
+        correct="$correct fuzz_class=py:examples/kernels/ce_triton.py:cross_entropy"
+    for tk in $correct; do
+        ci/fuzz.sh "${tk%%=*}" 30 --kernel "${tk#*=}" --out "$(mktemp -d)" 2>&1 | tail -1 |
+            grep -q 'findings: 0' || { echo "ci: the correct kernel ${tk#*=} gave a finding"; exit 1; }
     done
     total=$((total + 3))
 else

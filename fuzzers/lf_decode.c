@@ -1,6 +1,7 @@
-/* lf_decode.c - bytes to a case (lf_fuzz.h's format). Two families:
- * fuzz_class (cross_entropy with class indices, nll_loss; 1-D, 2-D, spatial)
- * and fuzz_prob (cross_entropy with probability targets, BCE-with-logits). */
+/* lf_decode.c - bytes to a case (lf_fuzz.h's format). Three families:
+ * fuzz_class (cross_entropy with class indices, nll_loss; 1-D, 2-D, spatial),
+ * fuzz_prob (cross_entropy with probability targets, BCE-with-logits) and
+ * fuzz_linear (fused linear + cross-entropy: hidden states, a vocabulary). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +13,8 @@
 
 _Static_assert(P_COUNT == LF_N_PARAMS, "one parameter byte per P_*");
 
-static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json", "fuzz_raw"};
+static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json", "fuzz_raw",
+                                                          "fuzz_linear"};
 
 const char *lf_target_name(lf_target t) { return t < LF_TARGET_COUNT ? target_names[t] : "?"; }
 
@@ -232,6 +234,20 @@ static void target_shape(const lf_tensor *in, int mode, int *ndim, int64_t *shap
     }
 }
 
+/* Labels from the payload: v % C, or a boundary value (lf_params.h). */
+static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_index, lf_layout *lay, bool fill)
+{
+    lay->label_at = pr->head;
+    lay->n_labels = (size_t)t->numel;
+    if (!fill) pr->head += 2 * (size_t)t->numel;
+    for (int64_t i = 0; fill && i < t->numel; i++) {
+        unsigned v = lf_take_u16(pr);
+        double label = v < LF_LABEL_SPECIAL ? (double)lf_plain_label(v, C) : lf_special_label(v & 0x7f, C, ignore_index);
+        if ((v & 0x80) && v >= LF_LABEL_SPECIAL) label = (double)((v & 0x7f) % (C > 0 ? C : 1)) + 0.5;
+        lf_st_f64(t->data, t->dtype, i, label);
+    }
+}
+
 static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
 {
     int64_t shape[LF_MAX_DIMS];
@@ -253,15 +269,7 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_lay
     target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
     lf_dtype tdtype = lf_p_label_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_label_dtypes)];
     alloc(&c->target, tdtype, tndim, tshape);
-    lay->label_at = pr->head;
-    lay->n_labels = (size_t)c->target.numel;
-    if (!fill) pr->head += 2 * (size_t)c->target.numel;
-    for (int64_t i = 0; fill && i < c->target.numel; i++) {
-        unsigned v = lf_take_u16(pr);
-        double label = v < LF_LABEL_SPECIAL ? (double)lf_plain_label(v, C) : lf_special_label(v & 0x7f, C, c->ignore_index);
-        if ((v & 0x80) && v >= LF_LABEL_SPECIAL) label = (double)((v & 0x7f) % (C > 0 ? C : 1)) + 0.5;
-        lf_st_f64(c->target.data, tdtype, i, label);
-    }
+    labels(pr, &c->target, C, c->ignore_index, lay, fill);
     logits(pr, &c->input, prm[P_VALUE_MODE] % V_COUNT, prm[P_FILL], lay, fill);
     extra(pr, &c->weight, prm[P_WEIGHT] % W_COUNT, prm[P_WEIGHT_VALUES], prm[P_SEED], false, &c->input, C, fill);
     if (!fill) return;
@@ -338,15 +346,74 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layo
     layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
+/* A seeded normal tensor (the linear's weight and bias), kept as its init. */
+static void normal(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape, uint64_t seed, double std, bool fill)
+{
+    alloc(t, dtype, ndim, shape);
+    snprintf(t->init.kind, sizeof t->init.kind, "randn");
+    t->init.seed = seed;
+    t->init.std = std;
+    t->init.given |= LF_INIT_HAS_STD;
+    t->generated = true;
+    char err[160];
+    if (fill && !lf_init_fill(t, err, sizeof err)) { /* cannot happen: randn exists */
+        fprintf(stderr, "lf_decode: %s\n", err);
+        __builtin_trap();
+    }
+}
+
+/* fuzz_linear: hidden states [N, H] (or [H]) from the payload, a seeded
+ * weight [V, H] (sometimes of the wrong H: PyTorch raises) and bias, in one
+ * dtype, then cross_entropy's options and labels as fuzz_class has them. */
+static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
+{
+    c->loss = LF_LOSS_LINEAR_CROSS_ENTROPY;
+    int64_t N = (prm[P_N] + 1) % 9, V = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
+    int64_t H = lf_p_hidden[prm[P_D1] % LF_COUNT(lf_p_hidden)];
+    const int64_t half = LF_FUZZ_MAX_NUMEL / 2;
+    if (V >= half) V = half - 1;            /* a class weight of [2, V] fits the limit */
+    if (V * H > half) V = H ? half / H : V; /* the weight fits; then the logits and the hidden states */
+    if ((N + 1) * V > half) N = V ? half / V - 1 : N;
+    if (N < 0) N = 0;
+    bool one_d = prm[P_RANK] % 4 == 3;
+    lf_dtype dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
+    int64_t hshape[2] = {N, H}, wshape[2] = {V, prm[P_D2] % 16 == 15 ? H + 1 : H}, bshape[1] = {V};
+    alloc(&c->input, dtype, one_d ? 1 : 2, one_d ? hshape + 1 : hshape);
+    static const int64_t fixed_ignore[IG_COUNT] = {-100, 255, -1, 0, 0, 0, 2147483648LL};
+    int ig = prm[P_IGNORE_OR_POS_WEIGHT] % IG_COUNT;
+    c->ignore_index = ig == IG_C_MINUS_1 ? V - 1 : ig == IG_C ? V : fixed_ignore[ig];
+    c->has_ignore_index = ig != IG_DEFAULT;
+    common_options(c, prm);
+    c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
+    c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
+    int tndim;
+    int64_t tshape[LF_MAX_DIMS];
+    target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
+    alloc(&c->target, lf_p_label_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_label_dtypes)], tndim, tshape);
+    labels(pr, &c->target, V, c->ignore_index, lay, fill);
+    logits(pr, &c->input, prm[P_VALUE_MODE] % V_COUNT, prm[P_FILL], lay, fill);
+    /* weights of std 1/sqrt(H) keep the logits near the hidden states' spread, or 30x it */
+    double std = (prm[P_POS_WEIGHT_VALUES] % 4 == 3 ? 30.0 : 1.0) / (H > 1 ? __builtin_sqrt((double)H) : 1.0);
+    normal(&c->linear_weight, dtype, 2, wshape, prm[P_SEED] + 2u, std, fill);
+    if (prm[P_LOSS] % 2) normal(&c->linear_bias, dtype, 1, bshape, prm[P_SEED] + 3u, 1.0, fill);
+    extra(pr, &c->weight, prm[P_WEIGHT] % W_COUNT, prm[P_WEIGHT_VALUES], prm[P_SEED], false, &c->input, V, fill);
+    if (!fill) return;
+    layout(&c->input, prm[P_IN_LAYOUT]);
+    layout(&c->target, prm[P_TGT_LAYOUT]);
+}
+
 /* The backward half a kernel under test is held to, from the seed byte
  * (also the weights' seed): the upstream gradient's kind (byte % 3), the
  * input frozen one time in four, the byte its seed. Zero is the default. */
-static void decode_backward(uint8_t byte, lf_backward *b)
+static void decode_backward(uint8_t byte, uint8_t linear_byte, lf_backward *b)
 {
     b->given = byte != 0;
     b->seed = byte;
     b->upstream = (lf_upstream)(byte % LF_UPSTREAM_COUNT);
     b->input_requires_grad = byte / LF_UPSTREAM_COUNT % 4 != 3;
+    /* a fused linear's weight and bias each frozen one time in four (P_PROB_IGNORE's byte) */
+    b->linear_weight_requires_grad = linear_byte % 4 != 3;
+    b->linear_bias_requires_grad = linear_byte / 4 % 4 != 3;
 }
 
 static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout, bool fill)
@@ -358,8 +425,9 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
     lay.payload = pr.size;
     lf_case_init(c);
     if (t == LF_TARGET_PROB) decode_prob(&pr, prm, c, &lay, fill);
+    else if (t == LF_TARGET_LINEAR) decode_linear(&pr, prm, c, &lay, fill);
     else decode_class(&pr, prm, c, &lay, fill);
-    decode_backward(prm[P_SEED], &c->backward);
+    decode_backward(prm[P_SEED], t == LF_TARGET_LINEAR ? prm[P_PROB_IGNORE] : 0, &c->backward);
     if (layout) *layout = lay;
 }
 

@@ -175,7 +175,8 @@ size_t lf_encode(lf_target t, const lf_case *c, uint8_t *out, size_t cap)
 {
     uint8_t prm[LF_N_PARAMS] = {0};
     sink s = {out, cap, 0, false};
-    if (t == LF_TARGET_JSON) return 0;
+    if (t == LF_TARGET_JSON || t == LF_TARGET_LINEAR || c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY)
+        return 0; /* fuzz_linear's seeds are written as bytes (corpus/fuzz_linear) */
     bool prob = c->loss == LF_LOSS_BCE_WITH_LOGITS ||
                 (c->loss == LF_LOSS_CROSS_ENTROPY && c->input.ndim == c->target.ndim &&
                  !memcmp(c->input.shape, c->target.shape, sizeof(int64_t) * (size_t)c->input.ndim));

@@ -46,14 +46,14 @@ static int weight_kind(const lf_tensor *w)
 
 void lf_fuzz_features(const lf_case *c)
 {
-    int loss = (int)c->loss;                                       /* 3 */
+    int loss = (int)c->loss;                                       /* 4 */
     int red = (int)c->reduction;                                   /* 4 */
     int layout = c->input.strided + 2 * c->target.strided;         /* 4 */
     int spatial = c->input.ndim >= 3;                              /* 2 */
     int classes = classes_bucket(c), weight = weight_kind(&c->weight); /* 4, 4 */
-    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < 96 */
+    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < 128 */
     int b = classes * 4 + weight;                                  /* < 16 */
-    switch (a) { CASE64(0) CASE16(64) CASE16(80) default: break; }
+    switch (a) { CASE64(0) CASE64(64) default: break; }
     switch (b * 4 + weight_kind(&c->pos_weight)) { CASE64(0) default: break; }
     switch (b * 4 + red) { CASE64(0) default: break; }
     switch ((classes * 3 + label_bucket(c)) * 4 + weight) { CASE64(0) default: break; }

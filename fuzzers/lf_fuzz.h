@@ -24,10 +24,12 @@
 #define LF_N_PARAMS 22                  /* parameter bytes at the end of an input (P_COUNT) */
 #define LF_FUZZ_MAX_NUMEL (1 << 12)     /* decoded tensors stay small: executions stay fast */
 
-/* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations. */
-typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, LF_TARGET_COUNT } lf_target;
+/* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations.
+ * LINEAR: fused linear + cross-entropy, for kernels under test that claim it. */
+typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, LF_TARGET_LINEAR,
+               LF_TARGET_COUNT } lf_target;
 
-const char *lf_target_name(lf_target t);          /* fuzz_class, fuzz_prob, fuzz_json */
+const char *lf_target_name(lf_target t);          /* fuzz_class, fuzz_prob, fuzz_json, fuzz_linear */
 bool lf_target_parse(const char *name, lf_target *out);
 
 /* Where the payload's parts sit in an input (for the mutator). */

@@ -33,6 +33,8 @@ static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
 static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 4097,
                                        2, 3, 5, 4, 6, 10, 21, 32, 2049, 2, 9, 17, 5, 12, 128, 1536};
 static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
+/* fuzz_linear's hidden sizes: small, odd, a tile's edge (16, 32, 64, 128) and one past it. */
+static const int64_t lf_p_hidden[] = {4, 8, 1, 16, 3, 33, 64, 2, 0, 128, 5, 65, 17, 32, 256, 7};
 static const lf_dtype lf_p_label_dtypes[] = {LF_I64, LF_U8, LF_I32, LF_BOOL, LF_F32, LF_F64, LF_F16, LF_BF16};
 /* Probability/BCE targets: index 0 means "the input's dtype". */
 static const lf_dtype lf_p_prob_dtypes[] = {LF_DTYPE_COUNT, LF_F32, LF_F64, LF_BF16, LF_F16, LF_I64, LF_BOOL};

@@ -88,6 +88,10 @@ typedef struct {
     lf_view tg;             /* the target, in its own dims (tg_ndim, tg_shape) */
     int tg_ndim;
     int64_t tg_shape[LF_MAX_BCAST_DIMS];
+    /* The spec only (host memory, never read by a kernel): for a fused
+     * linear's logits, what each row's are known to beyond their rounding,
+     * in units of the dtype (lf_spec_linear.c); NULL otherwise. */
+    const double *logit_extra;
 } lf_problem;
 
 /* Offset of row-major element i of a tensor of that shape with these strides. */

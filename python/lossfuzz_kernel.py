@@ -1,6 +1,9 @@
 """A Python kernel under test: a callable with the signature of
 F.cross_entropy (or of F.nll_loss / F.binary_cross_entropy_with_logits for
-the losses it claims), named MODULE:FUNCTION, where MODULE is a dotted module
+the losses it claims; for "linear_cross_entropy", a fused linear +
+cross-entropy, (input, linear_weight, target, linear_bias=None, weight=None,
+ignore_index=-100, reduction="mean", label_smoothing=0.0), input the hidden
+states [N, H] and linear_weight [V, H]), named MODULE:FUNCTION, where MODULE is a dotted module
 name found on sys.path (the current directory first) or the path of a .py
 file. Triton kernels, torch.compile'd losses and CUDA extensions are tested
 through such a callable.
@@ -13,9 +16,9 @@ on its module) with the keys of include/lossfuzz/kernel.h's table, as names:
         "losses": ["cross_entropy"],                 # cross_entropy_prob, nll_loss, ...
         "input_dtypes": ["float32", "bfloat16"], "target_dtypes": ["int64"],
         "reductions": ["none", "mean", "sum"],
-        "features": ["weight", "ignore_index"],      # label_smoothing, pos_weight, contiguous_only
+        "features": ["weight", "ignore_index"],      # label_smoothing, pos_weight, contiguous_only, linear_bias
         "max_spatial_dims": 0,
-        "backward": True,                            # d input checked through autograd
+        "backward": True,                            # d input (and d linear_weight, d linear_bias) through autograd
         "max_numel": 4096}                           # larger inputs are not sent (0: no limit)
 
 A key left out claims everything lossfuzz can send, except "losses" (both

@@ -11,8 +11,10 @@ and `ndim(name)`, its number of dims;
 assert_value() also reads its `reduction` name."""
 import re
 
-# Loss names, as the case files and the worker protocol spell them.
-CE, NLL, BCE = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"
+# Loss names, as the case files and the worker protocol spell them. LINEAR is
+# cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
+CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"
+
 
 # An IndexError with this message is what CUDA reports as a device-side assert.
 # torch 1.13 prints uint8 labels as characters when reduction="none"
@@ -24,6 +26,9 @@ DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
 # third item is a condition on the case that must also hold.
 ERROR_TABLE = [
     (r"is not a valid value for reduction", "reduction_invalid", None),
+    # F.linear's, before cross_entropy runs (torch 1.13 and 2.x word them differently)
+    (r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
+     r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
     (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view
      lambda c: c.dtype("weight") is not None and c.ndim("weight") == 0),
     (r"Dimension out of range|Expected 1 or more dimensions"

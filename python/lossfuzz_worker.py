@@ -20,15 +20,18 @@ import sys
 import warnings
 
 from lossfuzz_kernel import KernelError, kernel_error, load_kernel
-from lossfuzz_torch import BCE, CE, NLL, assert_value, classify_error
+from lossfuzz_torch import BCE, CE, LINEAR, NLL, assert_value, classify_error
 
 PROTOCOL = 1
 FD_REQUESTS, FD_ANSWERS, FD_SHM = 3, 4, 5
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool")
 # The options each loss takes besides reduction; the tensors among them.
 OPTIONS = {CE: ("weight", "ignore_index", "label_smoothing"), NLL: ("weight", "ignore_index"),
-           BCE: ("weight", "pos_weight")}
-TENSOR_OPTIONS = ("weight", "pos_weight")
+           BCE: ("weight", "pos_weight"), LINEAR: ("linear_bias", "weight", "ignore_index", "label_smoothing")}
+TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias")
+# The tensors a gradient is asked of (lf_grad_part's order), with the flag that asks.
+GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
+              ("linear_bias", "linear_bias_requires_grad"))
 DEFAULTS = {"ignore_index": -100, "label_smoothing": 0.0}
 # Text of an exception from a CUDA context that is broken for good.
 DEAD_CONTEXT = ("device-side assert", "CUDA error")
@@ -71,10 +74,11 @@ class Worker:
         import torch.nn.functional as F
         if kernel is None:
             self.path = "torch"
-            self.fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits}
+            self.fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits,
+                        LINEAR: linear_cross_entropy}
         else:
             self.path = "kernel"
-            self.fns = {CE: kernel, NLL: kernel, BCE: kernel}
+            self.fns = {CE: kernel, NLL: kernel, BCE: kernel, LINEAR: kernel}
         self.shm, self.shm_size = None, 0
         self.out = os.fdopen(FD_ANSWERS, "w", encoding="utf-8")
 
@@ -136,7 +140,8 @@ class Worker:
         for k in OPTIONS[case.loss]:
             if k in case.doc and case.doc[k] != DEFAULTS.get(k):
                 kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
-        return (self.tensor(case.doc["input"]), self.tensor(case.doc["target"])), kwargs
+        tensors = ("input", "linear_weight", "target") if case.loss == LINEAR else ("input", "target")
+        return tuple(self.tensor(case.doc[k]) for k in tensors), kwargs
 
     def run_path(self, case, values_at, cap):
         """One path's result dict; its values go to the shared memory. The
@@ -145,12 +150,15 @@ class Worker:
         args, kwargs = self.arguments(case)  # outside the try: a bad request is no torch error
         backward = case.doc.get("backward") if self.path == "kernel" else None
         upstream = self.tensor(backward["upstream"]) if backward else None
-        wants_grad = bool(backward and backward.get("input_requires_grad"))
-        given = [("input", args[0]), ("target", args[1])] + [(k, v) for k, v in kwargs.items()
-                                                              if k in TENSOR_OPTIONS]
+        names = ("input", "linear_weight", "target") if case.loss == LINEAR else ("input", "target")
+        given = list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in TENSOR_OPTIONS]
         before = [(name, t.detach().clone()) for name, t in given] if self.path == "kernel" else []
-        if wants_grad and args[0].is_floating_point():
-            args[0].requires_grad_(True)
+        # The tensors asked for a gradient, each made to require one where its dtype can.
+        wanted = [(name, dict(given)[name]) for name, flag in GRAD_PARTS
+                  if backward and backward.get(flag) and name in dict(given)]
+        for _, t in wanted:
+            if t.is_floating_point():
+                t.requires_grad_(True)
         try:
             result = self.fns[case.loss](*args, **kwargs)
             values = result.detach().double().flatten().cpu()  # waits for the kernels
@@ -159,7 +167,7 @@ class Worker:
                 raise  # main() answers "dead"
             return error_result(case, exc, self.path == "kernel")
         n = values.numel()
-        room = cap - (args[0].numel() if backward else 0)
+        room = cap - (sum(t.numel() for _, t in given if _ in dict(GRAD_PARTS)) if backward else 0)
         if n > room:
             return {"outcome": "host_error", "error": "result_too_large",
                     "message": "%d values, room for %d" % (n, room)}
@@ -167,8 +175,8 @@ class Worker:
         answer = {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
                   "dtype": str(result.dtype).replace("torch.", "")}
         changed = self.changed(given, before, "in forward")
-        if wants_grad:
-            answer.update(self.input_grad(result, args[0], upstream, values_at + 8 * n))
+        if wanted:
+            answer["grads"] = self.grads(result, wanted, upstream, values_at + 8 * n)
             changed = changed or self.changed(given, before, "in backward")
         if changed:
             answer["changed"] = changed
@@ -179,23 +187,35 @@ class Worker:
             out = self.torch.frombuffer(self.shm, dtype=self.torch.float64, count=values.numel(), offset=at)
             out.copy_(values)
 
-    def input_grad(self, result, x, upstream, at):
-        """The answer's "grad" keys: d result / d x given the upstream
-        gradient (result's shape and dtype), its values at `at`."""
+    def grads(self, result, wanted, upstream, at):
+        """The answer's "grads": d result / d t for each (name, t) wanted,
+        given the upstream gradient (result's shape and dtype); the values of
+        each one given follow each other from `at`."""
         torch = self.torch
-        if not x.requires_grad:
-            return {"grad": "missing", "grad_message": "the input's dtype %s cannot require grad" % x.dtype}
-        if not result.requires_grad:
-            return {"grad": "missing", "grad_message": "the result does not require grad (no graph back to the input)"}
+        out = {}
+        able = [(name, t) for name, t in wanted if t.requires_grad]
+        for name, t in wanted:
+            if not t.requires_grad:
+                out[name] = {"state": "missing", "message": "the %s's dtype %s cannot require grad" % (name, t.dtype)}
+            elif not result.requires_grad:
+                out[name] = {"state": "missing",
+                             "message": "the result does not require grad (no graph back to the %s)" % name}
+        if not able or not result.requires_grad:
+            return out
         try:
             seed = upstream.to(result.dtype).reshape(result.shape)
-            (g,) = torch.autograd.grad(result, x, seed, allow_unused=True)
+            gs = torch.autograd.grad(result, [t for _, t in able], seed, allow_unused=True)
         except Exception as exc:  # the kernel's backward raised
-            return {"grad": "error", "grad_message": ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]}
-        if g is None:
-            return {"grad": "missing", "grad_message": "the graph does not reach the input"}
-        self.put_values(g.detach().double().flatten().cpu(), at)
-        return {"grad": "ok", "grad_n": g.numel(), "grad_dtype": str(g.dtype).replace("torch.", "")}
+            message = ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]
+            return dict(out, **{name: {"state": "error", "message": message} for name, _ in able})
+        for (name, _), g in zip(able, gs):
+            if g is None:
+                out[name] = {"state": "missing", "message": "the graph does not reach the %s" % name}
+                continue
+            self.put_values(g.detach().double().flatten().cpu(), at)
+            at += 8 * g.numel()
+            out[name] = {"state": "ok", "n": g.numel(), "dtype": str(g.dtype).replace("torch.", "")}
+        return out
 
     def changed(self, given, before, when):
         """The first tensor given to the kernel whose bits differ from its copy
@@ -230,6 +250,12 @@ class Worker:
                    "message": "%s: %s" % (type(exc).__name__, exc)}
             return {"id": req["id"], "results": [bad] * n}
         return {"id": req["id"], "results": results}
+
+
+def linear_cross_entropy(input, linear_weight, target, linear_bias=None, **kwargs):
+    """PyTorch's fused linear + cross-entropy, as the composition it stands for."""
+    import torch.nn.functional as F
+    return F.cross_entropy(F.linear(input, linear_weight, linear_bias), target, **kwargs)
 
 
 def same_size_ints(torch, t):

@@ -60,6 +60,16 @@ expect 1 "false-alarm/kernel: PyTorch accepts the call; the kernel failed: Unbou
     --kernel py:examples/kernels/cases/frozen_crash.py:cross_entropy examples/kernels/cases/upstream_frozen.json
 expect 1 "input-modified/kernel: the kernel changed its input (in backward)" "$lossfuzz" check \
     --kernel py:examples/kernels/cases/in_place.py:cross_entropy examples/kernels/cases/upstream_none.json
+# Fused linear + cross-entropy: the gradients of the hidden states, the weight and the bias.
+lin=examples/kernels/ce_linear.py cases=examples/kernels/cases
+for k in composed chunked; do
+    expect 0 "3 passed, 0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$lin:$k" "$cases"/linear_*.json
+done
+expect 0 "d linear_bias [" "$lossfuzz" check --kernel "py:$lin:chunked" "$cases/linear_none.json"
+expect 1 "grad-error/kernel: backward failed: UnboundLocalError" "$lossfuzz" check \
+    --kernel "py:$lin:chunked_frozen_crash" "$cases/linear_frozen_hidden.json"
+expect 1 "value-mismatch/kernel: kernel value[0] = 2.03" "$lossfuzz" check \
+    --kernel "py:$lin:chunked_mean_of_chunks" "$cases/linear_uneven_chunks.json"
 # Triton kernels in Triton's interpreter, when .venv has triton (ci/setup.sh).
 if .venv/bin/python3 -c "import triton" 2>/dev/null; then
     tr=examples/kernels/ce_triton.py cases=examples/kernels/cases

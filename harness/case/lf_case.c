@@ -6,7 +6,19 @@
 #include <string.h>
 
 static const char *const loss_names[LF_LOSS_COUNT] = {
-    "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"};
+    "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"};
+
+const char *const lf_case_tensor_names[LF_CASE_TENSORS] = {"input",      "target",        "weight",
+                                                           "pos_weight", "linear_weight", "linear_bias"};
+
+lf_tensor *lf_case_tensor(lf_case *c, int k)
+{
+    lf_tensor *const ts[LF_CASE_TENSORS] = {&c->input,      &c->target,        &c->weight,
+                                            &c->pos_weight, &c->linear_weight, &c->linear_bias};
+    return ts[k];
+}
+
+const lf_tensor *lf_case_tensor_const(const lf_case *c, int k) { return lf_case_tensor((lf_case *)c, k); }
 static const char *const outcome_names[] = {"none", "ok", "host_error", "device_assert"};
 
 int64_t lf_numel_limit = LF_MAX_NUMEL;
@@ -68,6 +80,7 @@ void lf_case_init(lf_case *c)
     c->reduction = LF_REDUCTION_MEAN;
     strcpy(c->reduction_name, "mean");
     c->backward.input_requires_grad = true;
+    c->backward.linear_weight_requires_grad = c->backward.linear_bias_requires_grad = true;
 }
 
 static const char *const upstream_names[LF_UPSTREAM_COUNT] = {"random", "zero_first", "equal"};
@@ -107,10 +120,7 @@ void lf_upstream_values(const lf_backward *b, int64_t n, double *out)
 
 void lf_case_free(lf_case *c)
 {
-    lf_tensor_free(&c->input);
-    lf_tensor_free(&c->target);
-    lf_tensor_free(&c->weight);
-    lf_tensor_free(&c->pos_weight);
+    for (int k = 0; k < LF_CASE_TENSORS; k++) lf_tensor_free(lf_case_tensor(c, k));
     free(c->expect_value);
     c->expect_value = NULL;
     c->n_expect_value = 0;
@@ -163,8 +173,27 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
     const char *extra = NULL;
     if (c->loss == LF_LOSS_BCE_WITH_LOGITS) extra = c->has_ignore_index ? "ignore_index" : c->has_label_smoothing ? "label_smoothing" : NULL;
     else if (c->pos_weight.present) extra = "pos_weight";
+    if (!extra && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY)
+        extra = c->linear_weight.present ? "linear_weight" : c->linear_bias.present ? "linear_bias" : NULL;
     if (extra) {
         snprintf(err, errlen, "%s: %s takes no %s", extra, lf_loss_name(c->loss), extra);
+        return false;
+    }
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY && !c->linear_weight.present) {
+        snprintf(err, errlen, "linear_weight: linear_cross_entropy needs linear_weight ([V, H] for input [N, H])");
+        return false;
+    }
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY && (c->input.ndim < 1 || c->input.ndim > 2)) {
+        snprintf(err, errlen, "input: linear_cross_entropy takes hidden states [N, H] or [H], not %d-D", c->input.ndim);
+        return false;
+    }
+    /* F.linear's answers to mixed dtypes depend on the shapes (an empty product
+     * skips the check in torch 1.13) and are not cross-entropy's: not modelled */
+    const lf_tensor *lw = &c->linear_weight, *lb = &c->linear_bias;
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY &&
+        (lw->dtype != c->input.dtype || (lb->present && (lb->dtype != c->input.dtype || lb->ndim > 1)))) {
+        snprintf(err, errlen, "linear_weight, linear_bias: lossfuzz models linear_cross_entropy with input, "
+                 "linear_weight and linear_bias of one dtype, the bias [V], [1] or []");
         return false;
     }
     if (c->loss == LF_LOSS_NLL && c->has_label_smoothing) {

@@ -19,7 +19,11 @@ extern int64_t lf_numel_limit;
 void lf_format_size_limit(char *err, size_t errlen);
 #define LF_MAX_SPECIALS 8
 
-typedef enum { LF_LOSS_CROSS_ENTROPY, LF_LOSS_NLL, LF_LOSS_BCE_WITH_LOGITS, LF_LOSS_COUNT } lf_loss;
+/* LF_LOSS_LINEAR_CROSS_ENTROPY: cross_entropy(linear(input, linear_weight,
+ * linear_bias), target, ...), the fused linear + cross-entropy of LM heads:
+ * input is the hidden states [N, H] (or [H]), linear_weight [V, H]. */
+typedef enum { LF_LOSS_CROSS_ENTROPY, LF_LOSS_NLL, LF_LOSS_BCE_WITH_LOGITS, LF_LOSS_LINEAR_CROSS_ENTROPY,
+               LF_LOSS_COUNT } lf_loss;
 typedef enum { LF_REDUCTION_NONE, LF_REDUCTION_MEAN, LF_REDUCTION_SUM, LF_REDUCTION_INVALID } lf_reduction;
 typedef enum { LF_OUTCOME_NONE, LF_OUTCOME_OK, LF_OUTCOME_HOST_ERROR, LF_OUTCOME_DEVICE_ASSERT } lf_outcome_kind;
 
@@ -75,6 +79,7 @@ typedef struct {
     uint64_t seed;
     lf_upstream upstream;
     bool input_requires_grad;
+    bool linear_weight_requires_grad, linear_bias_requires_grad; /* fused linear + CE */
     /* Borrowed, for one run only: the upstream gradient the oracle made
      * (lf_upstream_values), n values of the result; never in a file. */
     const double *values;
@@ -90,6 +95,7 @@ void lf_upstream_values(const lf_backward *b, int64_t n, double *out);
 typedef struct {
     lf_loss loss;
     lf_tensor input, target, weight, pos_weight;
+    lf_tensor linear_weight, linear_bias;  /* LF_LOSS_LINEAR_CROSS_ENTROPY only */
     int64_t ignore_index;                  /* default -100 */
     lf_reduction reduction;                /* default mean */
     char reduction_name[32];               /* as written; kept for invalid names */
@@ -104,6 +110,14 @@ typedef struct {
     char note[256];                        /* optional free text, kept for readers */
     lf_backward backward;                  /* a kernel under test's backward half */
 } lf_case;
+
+/* The case's tensors in one order, for what treats them alike (copies,
+ * the wire, the minimizer): input, target, weight, pos_weight,
+ * linear_weight, linear_bias. */
+#define LF_CASE_TENSORS 6
+extern const char *const lf_case_tensor_names[LF_CASE_TENSORS];
+lf_tensor *lf_case_tensor(lf_case *c, int k);
+const lf_tensor *lf_case_tensor_const(const lf_case *c, int k);
 
 const char *lf_loss_name(lf_loss l);
 bool lf_loss_parse(const char *name, lf_loss *out);

@@ -203,7 +203,8 @@ static bool parse_expect_value(json_t *v, lf_case *c, errbuf *e)
 /* "backward": {"seed": 7, "upstream": "random", "input_requires_grad": true} */
 static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
 {
-    static const char *const keys[] = {"seed", "upstream", "input_requires_grad", NULL};
+    static const char *const keys[] = {"seed", "upstream", "input_requires_grad", "linear_weight_requires_grad",
+                                       "linear_bias_requires_grad", NULL};
     if (!json_is_object(o)) return fail(e, "backward: expected an object");
     if (!check_keys(o, "backward", keys, e)) return false;
     json_t *v;
@@ -214,9 +215,13 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
     }
     if ((v = json_object_get(o, "upstream")) && (!json_is_string(v) || !lf_upstream_parse(json_string_value(v), &b->upstream)))
         return fail(e, "backward.upstream: expected random, zero_first or equal");
-    if ((v = json_object_get(o, "input_requires_grad"))) {
-        if (!json_is_boolean(v)) return fail(e, "backward.input_requires_grad: expected true or false");
-        b->input_requires_grad = json_is_true(v);
+    static const char *const flags[] = {"input_requires_grad", "linear_weight_requires_grad",
+                                        "linear_bias_requires_grad"};
+    bool *const to[] = {&b->input_requires_grad, &b->linear_weight_requires_grad, &b->linear_bias_requires_grad};
+    for (int k = 0; k < 3; k++) {
+        if (!(v = json_object_get(o, flags[k]))) continue;
+        if (!json_is_boolean(v)) return fail(e, "backward.%s: expected true or false", flags[k]);
+        *to[k] = json_is_true(v);
     }
     return true;
 }
@@ -224,13 +229,14 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
 static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
     static const char *const keys[] = {"loss", "note", "input", "target", "weight", "pos_weight",
-                                       "ignore_index", "reduction", "label_smoothing", "expect",
+                                       "linear_weight", "linear_bias", "ignore_index", "reduction", "label_smoothing", "expect",
                                        "expect_error", "expect_hint", "expect_value", "backward", NULL};
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
     if (!check_keys(root, "case", keys, e)) return false;
     json_t *v = json_object_get(root, "loss");
     if (!json_is_string(v) || !lf_loss_parse(json_string_value(v), &c->loss))
-        return fail(e, "loss: expected cross_entropy, nll_loss or binary_cross_entropy_with_logits");
+        return fail(e, "loss: expected cross_entropy, nll_loss, binary_cross_entropy_with_logits or "
+                       "linear_cross_entropy");
     if ((v = json_object_get(root, "note"))) {
         if (!json_is_string(v)) return fail(e, "note: expected a string");
         snprintf(c->note, sizeof c->note, "%s", json_string_value(v));
@@ -242,10 +248,9 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         return fail(e, "input.dtype: %s logits are not supported (use a floating dtype)",
                     lf_dtype_name(c->input.dtype));
     if (!parse_tensor(json_object_get(root, "target"), "target", &c->target, e)) return false;
-    if ((v = json_object_get(root, "weight")) && !json_is_null(v) &&
-        !parse_tensor(v, "weight", &c->weight, e)) return false;
-    if ((v = json_object_get(root, "pos_weight")) && !json_is_null(v) &&
-        !parse_tensor(v, "pos_weight", &c->pos_weight, e)) return false;
+    for (int k = 2; k < LF_CASE_TENSORS; k++) /* the optional ones */
+        if ((v = json_object_get(root, lf_case_tensor_names[k])) && !json_is_null(v) &&
+            !parse_tensor(v, lf_case_tensor_names[k], lf_case_tensor(c, k), e)) return false;
     if ((v = json_object_get(root, "ignore_index"))) {
         if (!json_is_integer(v)) return fail(e, "ignore_index: expected an integer");
         c->ignore_index = json_integer_value(v);

@@ -111,18 +111,23 @@ char *lf_case_to_json(const lf_case *c)
     if (c->note[0]) { put(&b, ",\n \"note\": "); put_string(&b, c->note); }
     put_tensor(&b, "input", &c->input);
     put_tensor(&b, "target", &c->target);
-    if (c->weight.present) put_tensor(&b, "weight", &c->weight);
-    if (c->pos_weight.present) put_tensor(&b, "pos_weight", &c->pos_weight);
+    for (int k = 2; k < LF_CASE_TENSORS; k++)
+        if (lf_case_tensor_const(c, k)->present) put_tensor(&b, lf_case_tensor_names[k], lf_case_tensor_const(c, k));
     if (c->has_ignore_index) put(&b, ",\n \"ignore_index\": %lld", (long long)c->ignore_index);
     if (c->has_reduction) { put(&b, ",\n \"reduction\": "); put_string(&b, c->reduction_name); }
     if (c->has_label_smoothing) {
         lf_json_number(num, sizeof num, c->label_smoothing, LF_F64);
         put(&b, ",\n \"label_smoothing\": %s", num);
     }
-    if (c->backward.given)
-        put(&b, ",\n \"backward\": {\"seed\": %llu, \"upstream\": \"%s\", \"input_requires_grad\": %s}",
-            (unsigned long long)c->backward.seed, lf_upstream_name(c->backward.upstream),
-            c->backward.input_requires_grad ? "true" : "false");
+    if (c->backward.given) {
+        const lf_backward *bw = &c->backward;
+        put(&b, ",\n \"backward\": {\"seed\": %llu, \"upstream\": \"%s\", \"input_requires_grad\": %s",
+            (unsigned long long)bw->seed, lf_upstream_name(bw->upstream), bw->input_requires_grad ? "true" : "false");
+        if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY)
+            put(&b, ", \"linear_weight_requires_grad\": %s, \"linear_bias_requires_grad\": %s",
+                bw->linear_weight_requires_grad ? "true" : "false", bw->linear_bias_requires_grad ? "true" : "false");
+        put(&b, "}");
+    }
     if (c->expect) put(&b, ",\n \"expect\": \"%s\"", lf_outcome_name(c->expect));
     if (c->expect_error[0]) { put(&b, ",\n \"expect_error\": "); put_string(&b, c->expect_error); }
     if (c->expect_hint[0]) { put(&b, ",\n \"expect_hint\": "); put_string(&b, c->expect_hint); }

@@ -6,6 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const lf_grad_part_names[LF_GRAD_PARTS] = {"input", "linear_weight", "linear_bias"};
+
+const lf_tensor *lf_grad_tensor(const lf_case *c, lf_grad_part p)
+{
+    return p == LF_GRAD_INPUT ? &c->input : p == LF_GRAD_LINEAR_WEIGHT ? &c->linear_weight : &c->linear_bias;
+}
+
+bool lf_grad_required(const lf_case *c, lf_grad_part p)
+{
+    const lf_backward *b = &c->backward;
+    bool flag = p == LF_GRAD_INPUT ? b->input_requires_grad
+              : p == LF_GRAD_LINEAR_WEIGHT ? b->linear_weight_requires_grad : b->linear_bias_requires_grad;
+    const lf_tensor *t = lf_grad_tensor(c, p);
+    return flag && t->present && lf_dtype_is_float(t->dtype);
+}
+
 void lf_result_init(lf_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -16,7 +32,7 @@ void lf_result_free(lf_result *r)
 {
     free(r->values);
     free(r->scales);
-    free(r->grad);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) free(r->grad[p].values);
     lf_result_init(r);
 }
 

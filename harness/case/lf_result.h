@@ -8,8 +8,23 @@
 
 #include "lf_case.h"
 
-/* The backward half of a kernel under test (lf_backward), when it was asked for. */
+/* The backward half of a kernel under test (lf_backward), when it was asked
+ * for: the gradient of each tensor it was given that requires grad, the
+ * input's, and for fused linear + CE the linear weight's and bias's. */
 typedef enum { LF_GRAD_NONE, LF_GRAD_OK, LF_GRAD_MISSING, LF_GRAD_ERROR } lf_grad_state;
+typedef enum { LF_GRAD_INPUT, LF_GRAD_LINEAR_WEIGHT, LF_GRAD_LINEAR_BIAS, LF_GRAD_PARTS } lf_grad_part;
+extern const char *const lf_grad_part_names[LF_GRAD_PARTS]; /* the tensors' names: "input", ... */
+typedef struct {
+    lf_grad_state state;
+    lf_dtype dtype;
+    int64_t n;
+    double *values;            /* d loss / d tensor, in its logical order */
+    char message[256];         /* why it is missing, or what backward raised */
+} lf_grad;
+
+/* The case's tensor a part is the gradient of, and whether it requires grad. */
+const lf_tensor *lf_grad_tensor(const lf_case *c, lf_grad_part p);
+bool lf_grad_required(const lf_case *c, lf_grad_part p);
 
 typedef struct {
     lf_outcome_kind kind;      /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
@@ -30,11 +45,7 @@ typedef struct {
     double *values;
     double *scales;            /* spec only: magnitude of the terms behind each value, or
                                 * LF_SCALE_UNDECIDED */
-    lf_grad_state grad_state;
-    lf_dtype grad_dtype;
-    int64_t n_grad;
-    double *grad;              /* d loss / d input, in the input's logical order */
-    char grad_message[256];    /* why it is missing, or what backward raised */
+    lf_grad grad[LF_GRAD_PARTS];
     char changed[96];          /* a tensor the call changed in place, e.g. "input (in forward)" */
 } lf_result;
 

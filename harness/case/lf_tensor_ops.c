@@ -27,8 +27,11 @@ bool lf_case_copy(const lf_case *c, lf_case *out)
     *out = *c;
     out->expect_value = NULL;
     out->n_expect_value = 0;
-    bool ok = lf_tensor_copy(&c->input, &out->input) && lf_tensor_copy(&c->target, &out->target) &&
-              lf_tensor_copy(&c->weight, &out->weight) && lf_tensor_copy(&c->pos_weight, &out->pos_weight);
+    bool ok = true;
+    for (int k = 0; k < LF_CASE_TENSORS; k++) /* none aliases c's when a copy fails half way */
+        memset(lf_case_tensor(out, k), 0, sizeof(lf_tensor));
+    for (int k = 0; k < LF_CASE_TENSORS && ok; k++)
+        ok = lf_tensor_copy(lf_case_tensor_const(c, k), lf_case_tensor(out, k));
     if (ok && c->expect_value) {
         out->expect_value = malloc(sizeof(double) * (size_t)c->n_expect_value);
         ok = out->expect_value != NULL;

@@ -34,7 +34,7 @@ void lf_cli_print_version(void) { printf("lossfuzz %s\n", LF_VERSION); }
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
 {
     if (lf_target_parse(name, out) && *out != LF_TARGET_RAW) return true;
-    fprintf(stderr, "lossfuzz %s: unknown target %s (fuzz_class, fuzz_prob, fuzz_json)\n", command, name);
+    fprintf(stderr, "lossfuzz %s: unknown target %s (fuzz_class, fuzz_prob, fuzz_linear, fuzz_json)\n", command, name);
     return false;
 }
 

@@ -25,7 +25,7 @@ static const char usage[] =
     LF_CLI_PATH_HELP
     "  --json          one JSON object per file per line (unusable files too)\n"
     "  --target T      read files without a case's name as crash files of fuzz target T\n"
-    "                  (fuzz_class, fuzz_prob, fuzz_json)\n"
+    "                  (fuzz_class, fuzz_prob, fuzz_linear, fuzz_json)\n"
     "\n"
     "Ends with \"N passed, N failed, N unusable\".\n"
     "exit status: 0 all properties hold, 1 a finding, 2 an unusable file or usage\n"

@@ -32,7 +32,7 @@ static const char usage[] =
     "                 target's crash file (taken from an engine's crash location,\n"
     "                 crash-* or crashes/id:*, or with --target)\n"
     "  --target T     read files without a case's name as crash files of fuzz target\n"
-    "                 T: fuzz_class, fuzz_prob, fuzz_json (guessed from the path in a\n"
+    "                 T: fuzz_class, fuzz_prob, fuzz_linear, fuzz_json (guessed from the path in a\n"
     "                 crash location)\n"
     "  --out DIR      where the regression goes (default regressions/)\n"
     "  --kernel K     keep a finding of the kernel under test (include/lossfuzz/kernel.h);\n"

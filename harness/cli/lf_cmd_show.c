@@ -13,7 +13,7 @@ static const char usage[] =
     "Prints the case as JSON, as lossfuzz reads it (a JSON case, a dump, or a\n"
     "crash file of fuzz target T).\n"
     "  --values    write generated tensors as explicit value lists\n"
-    "  --target T  read FILE as a crash file of fuzz target T (fuzz_class, fuzz_prob, fuzz_json)\n";
+    "  --target T  read FILE as a crash file of fuzz target T (fuzz_class, fuzz_prob, fuzz_linear, fuzz_json)\n";
 
 int lf_cmd_show(int argc, char **argv)
 {
@@ -41,8 +41,7 @@ int lf_cmd_show(int argc, char **argv)
         return LF_EXIT_UNUSABLE;
     }
     if (values) {
-        lf_tensor *ts[] = {&c.input, &c.target, &c.weight, &c.pos_weight};
-        for (int i = 0; i < 4; i++) ts[i]->generated = false;
+        for (int i = 0; i < LF_CASE_TENSORS; i++) lf_case_tensor(&c, i)->generated = false;
     }
     char *text = lf_case_to_json(&c);
     if (text) fputs(text, stdout);

@@ -107,18 +107,22 @@ static void text_line(FILE *out, const char *path, const lf_result *r, bool is_g
     if (is_guard && r->warning[0]) fprintf(out, "  %-10s warning        %s\n", "", r->warning);
 }
 
-/* The kernel's backward half, when it ran: d input, or why there is none. */
+/* The kernel's backward half, when it ran: each gradient, or why there is none. */
 static void grad_line(FILE *out, const lf_case *c, const lf_result *k)
 {
     const lf_backward *b = &c->backward;
-    if (k->grad_state == LF_GRAD_NONE) return;
-    fprintf(out, "  %-10s ", "backward");
-    if (k->grad_state == LF_GRAD_OK && k->n_grad > 0)
-        fprintf(out, "d input [%.6g, ... %lld values] %s", k->grad[0], (long long)k->n_grad, lf_dtype_name(k->grad_dtype));
-    else if (k->grad_state == LF_GRAD_OK)
-        fprintf(out, "d input [] %s", lf_dtype_name(k->grad_dtype));
-    else fprintf(out, "%s: %s", k->grad_state == LF_GRAD_MISSING ? "no d input" : "failed", k->grad_message);
-    fprintf(out, " (upstream %s, seed %llu)\n", lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) {
+        const lf_grad *g = &k->grad[p];
+        const char *name = lf_grad_part_names[p];
+        if (g->state == LF_GRAD_NONE) continue;
+        fprintf(out, "  %-10s ", "backward");
+        if (g->state == LF_GRAD_OK && g->n > 0)
+            fprintf(out, "d %s [%.6g, ... %lld values] %s", name, g->values[0], (long long)g->n, lf_dtype_name(g->dtype));
+        else if (g->state == LF_GRAD_OK)
+            fprintf(out, "d %s [] %s", name, lf_dtype_name(g->dtype));
+        else fprintf(out, "%s d %s: %s", g->state == LF_GRAD_MISSING ? "no" : "failed,", name, g->message);
+        fprintf(out, " (upstream %s, seed %llu)\n", lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+    }
 }
 
 void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verdict *v)

@@ -13,23 +13,17 @@
 #include <unistd.h>
 
 static const char *const path_names[LF_WIRE_PATH_COUNT] = {"reference", "guard", "torch", "kernel"};
-static const char *const tensor_keys[4] = {"input", "target", "weight", "pos_weight"};
 
 const char *lf_wire_path_name(lf_wire_path p) { return p < LF_WIRE_PATH_COUNT ? path_names[p] : "?"; }
 
-static const lf_tensor *tensor_at(const lf_case *c, int i)
-{
-    const lf_tensor *t[4] = {&c->input, &c->target, &c->weight, &c->pos_weight};
-    return t[i];
-}
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
 {
     size_t at = 0;
-    for (int i = 0; i < 4; i++) {
-        const lf_tensor *t = tensor_at(c, i);
+    for (int i = 0; i < LF_CASE_TENSORS; i++) {
+        const lf_tensor *t = lf_case_tensor_const(c, i);
         if (t->present) at += align8((size_t)t->numel * lf_dtype_size(t->dtype));
     }
     /* No result has more elements than the input, the target, or the input
@@ -41,9 +35,9 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
         if (d != (c->input.ndim == 1 ? 0 : 1)) over |= __builtin_mul_overflow(rows, c->input.shape[d], &rows);
     if (!over && rows > most && rows <= LF_MAX_NUMEL) most = rows;
     l->out_cap = most + 16;
-    if (c->backward.values) { /* the upstream gradient in; d input out, after the result */
+    if (c->backward.values) { /* the upstream gradient in; the gradients out, after the result */
         at += (size_t)c->backward.n_values * sizeof(double);
-        l->out_cap += c->input.numel;
+        for (int p = 0; p < LF_GRAD_PARTS; p++) l->out_cap += lf_grad_tensor(c, (lf_grad_part)p)->numel;
     }
     l->out_at = at;
     l->shm_size = at + (size_t)n_paths * (size_t)l->out_cap * sizeof(double);
@@ -86,8 +80,8 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
     json_object_set_new(cj, "label_smoothing",
                         isfinite(ls) ? json_real(ls) : json_string(isnan(ls) ? "nan" : ls > 0 ? "inf" : "-inf"));
     size_t at = 0;
-    for (int i = 0; i < 4; i++) {
-        const lf_tensor *t = tensor_at(c, i);
+    for (int i = 0; i < LF_CASE_TENSORS; i++) {
+        const lf_tensor *t = lf_case_tensor_const(c, i);
         if (!t->present) continue;
         json_t *shape = json_array();
         for (int d = 0; d < t->ndim; d++) json_array_append_new(shape, json_integer(t->shape[d]));
@@ -101,16 +95,19 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
             json_object_set_new(tj, "strides", strides);
             json_object_set_new(tj, "offset", json_integer(t->offset));
         }
-        json_object_set_new(cj, tensor_keys[i], tj);
+        json_object_set_new(cj, lf_case_tensor_names[i], tj);
         at += align8(bytes);
     }
     if (c->backward.values) {
         size_t bytes = (size_t)c->backward.n_values * sizeof(double);
         if (bytes) memcpy((char *)shm + at, c->backward.values, bytes);
+        const lf_backward *b = &c->backward;
         json_object_set_new(cj, "backward",
-                            json_pack("{s:{s:s, s:[I], s:I}, s:b}", "upstream", "dtype", "float64", "shape",
-                                      (json_int_t)c->backward.n_values, "at", (json_int_t)at,
-                                      "input_requires_grad", c->backward.input_requires_grad));
+                            json_pack("{s:{s:s, s:[I], s:I}, s:b, s:b, s:b}", "upstream", "dtype", "float64", "shape",
+                                      (json_int_t)b->n_values, "at", (json_int_t)at, "input_requires_grad",
+                                      b->input_requires_grad, "linear_weight_requires_grad",
+                                      b->linear_weight_requires_grad, "linear_bias_requires_grad",
+                                      b->linear_bias_requires_grad));
     }
     json_t *pj = json_array();
     for (int i = 0; i < n_paths; i++) json_array_append_new(pj, json_string(lf_wire_path_name(paths[i])));
@@ -169,6 +166,8 @@ static bool read_backward(json_t *bj, lf_backward *b, const void *shm, size_t sh
     b->values = (const double *)((const char *)shm + at);
     b->n_values = n;
     b->input_requires_grad = json_is_true(json_object_get(bj, "input_requires_grad"));
+    b->linear_weight_requires_grad = json_is_true(json_object_get(bj, "linear_weight_requires_grad"));
+    b->linear_bias_requires_grad = json_is_true(json_object_get(bj, "linear_bias_requires_grad"));
     return true;
 }
 
@@ -223,9 +222,9 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
     c->ignore_index = json_integer_value(json_object_get(cj, "ignore_index"));
     json_t *ls = json_object_get(cj, "label_smoothing");
     c->label_smoothing = json_is_string(ls) ? strtod(json_string_value(ls), NULL) : json_number_value(ls);
-    for (int i = 0; i < 4; i++) {
-        json_t *tj = json_object_get(cj, tensor_keys[i]);
-        if (tj && !read_tensor(tj, (lf_tensor *)tensor_at(c, i), shm, shm_size, err, errlen)) goto out;
+    for (int i = 0; i < LF_CASE_TENSORS; i++) {
+        json_t *tj = json_object_get(cj, lf_case_tensor_names[i]);
+        if (tj && !read_tensor(tj, lf_case_tensor(c, i), shm, shm_size, err, errlen)) goto out;
     }
     if (!read_backward(json_object_get(cj, "backward"), &c->backward, shm, shm_size, err, errlen)) goto out;
     size_t values = (size_t)info->n_paths * (size_t)info->layout.out_cap * sizeof(double);
@@ -244,24 +243,33 @@ static void set_text(json_t *o, const char *key, const char *text)
     if (text[0]) json_object_set_new(o, key, json_string(text));
 }
 
-/* The backward half of an ok result, as read_grad reads it: d input after
- * the result's values in the path's area, or why there is none. */
-static void write_grad(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
+static const char *const grad_states[] = {NULL, "ok", "missing", "error"};
+
+/* The backward half of an ok result, as read_grads reads it: "grads" names
+ * each tensor's gradient, the values of those that are "ok" after the
+ * result's in the path's area, in lf_grad_part order. */
+static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
 {
     set_text(o, "changed", x->changed);
-    static const char *const states[] = {NULL, "ok", "missing", "error"};
-    if (x->grad_state == LF_GRAD_NONE) return;
-    if (x->grad_state == LF_GRAD_OK && x->n_grad > l->out_cap - x->n) {
-        json_object_set_new(o, "grad", json_string("error"));
-        json_object_set_new(o, "grad_message", json_string("the gradient has more values than the shared memory holds"));
-        return;
+    json_t *grads = json_object();
+    int64_t at = x->n;
+    for (int p = 0; p < LF_GRAD_PARTS; p++) {
+        const lf_grad *g = &x->grad[p];
+        if (g->state == LF_GRAD_NONE) continue;
+        json_t *gj;
+        if (g->state == LF_GRAD_OK && g->n > l->out_cap - at) {
+            gj = json_pack("{s:s, s:s}", "state", "error", "message", "the gradient has more values than the shared memory holds");
+        } else if (g->state == LF_GRAD_OK) {
+            if (g->n) memcpy(area + at, g->values, (size_t)g->n * sizeof(double));
+            at += g->n;
+            gj = json_pack("{s:s, s:I, s:s}", "state", "ok", "n", (json_int_t)g->n, "dtype", lf_dtype_name(g->dtype));
+        } else {
+            gj = json_pack("{s:s, s:s}", "state", grad_states[g->state], "message", g->message);
+        }
+        json_object_set_new(grads, lf_grad_part_names[p], gj);
     }
-    json_object_set_new(o, "grad", json_string(states[x->grad_state]));
-    set_text(o, "grad_message", x->grad_message);
-    if (x->grad_state != LF_GRAD_OK) return;
-    if (x->n_grad) memcpy(area + x->n, x->grad, (size_t)x->n_grad * sizeof(double));
-    json_object_set_new(o, "grad_n", json_integer(x->n_grad));
-    json_object_set_new(o, "grad_dtype", json_string(lf_dtype_name(x->grad_dtype)));
+    if (json_object_size(grads)) json_object_set_new(o, "grads", grads);
+    else json_decref(grads);
 }
 
 char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm)
@@ -285,7 +293,7 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
             json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
             json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
         }
-        if (!too_large && x->kind == LF_OUTCOME_OK) write_grad(o, x, l, (double *)shm + l->out_at / sizeof(double) +
+        if (!too_large && x->kind == LF_OUTCOME_OK) write_grads(o, x, l, (double *)shm + l->out_at / sizeof(double) +
                                                                       (size_t)i * (size_t)l->out_cap);
         if (!too_large && x->index >= 0) { /* an assert's element, or the guard's first offending one */
             json_object_set_new(o, "index", json_integer(x->index));
@@ -312,27 +320,36 @@ static void copy_text(char *dst, size_t cap, json_t *o, const char *key)
     snprintf(dst, cap, "%s", s ? s : "");
 }
 
-/* The backward half of an ok result: "grad": "ok" with "grad_n" values of
- * "grad_dtype" after the result's, or "missing" / "error" with "grad_message". */
-static bool read_grad(json_t *o, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
+/* The backward half of an ok result (write_grads): each tensor's gradient,
+ * "ok" with n values of a dtype after the result's, or "missing" / "error"
+ * with a message. */
+static bool read_grads(json_t *o, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
 {
-    const char *state = json_string_value(json_object_get(o, "grad"));
-    if (!state) return true;
-    copy_text(r->grad_message, sizeof r->grad_message, o, "grad_message");
-    if (strcmp(state, "ok")) {
-        if (strcmp(state, "missing") && strcmp(state, "error")) return fail(err, errlen, "an unknown grad state");
-        r->grad_state = strcmp(state, "missing") ? LF_GRAD_ERROR : LF_GRAD_MISSING;
-        return true;
+    json_t *grads = json_object_get(o, "grads");
+    int64_t at = 0;
+    for (int p = 0; grads && p < LF_GRAD_PARTS; p++) {
+        json_t *gj = json_object_get(grads, lf_grad_part_names[p]);
+        const char *state = json_string_value(json_object_get(gj, "state"));
+        lf_grad *g = &r->grad[p];
+        if (!gj) continue;
+        if (!state) return fail(err, errlen, "a gradient without a state");
+        copy_text(g->message, sizeof g->message, gj, "message");
+        if (strcmp(state, "ok")) {
+            if (strcmp(state, "missing") && strcmp(state, "error")) return fail(err, errlen, "an unknown grad state");
+            g->state = strcmp(state, "missing") ? LF_GRAD_ERROR : LF_GRAD_MISSING;
+            continue;
+        }
+        json_int_t n = json_integer_value(json_object_get(gj, "n"));
+        const char *dtype = json_string_value(json_object_get(gj, "dtype"));
+        if (n < 0 || n > cap - at || !dtype || !lf_dtype_parse(dtype, &g->dtype))
+            return fail(err, errlen, "a gradient without a valid count or dtype");
+        g->values = malloc(sizeof(double) * ((size_t)n + 1));
+        if (!g->values) return fail(err, errlen, "out of memory");
+        memcpy(g->values, values + at, (size_t)n * sizeof(double));
+        g->n = n;
+        g->state = LF_GRAD_OK;
+        at += n;
     }
-    json_int_t n = json_integer_value(json_object_get(o, "grad_n"));
-    const char *dtype = json_string_value(json_object_get(o, "grad_dtype"));
-    if (n < 0 || n > cap || !dtype || !lf_dtype_parse(dtype, &r->grad_dtype))
-        return fail(err, errlen, "a gradient without a valid count or dtype");
-    r->grad = malloc(sizeof(double) * ((size_t)n + 1));
-    if (!r->grad) return fail(err, errlen, "out of memory");
-    memcpy(r->grad, values, (size_t)n * sizeof(double));
-    r->n_grad = n;
-    r->grad_state = LF_GRAD_OK;
     return true;
 }
 
@@ -368,7 +385,7 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     if (!lf_result_alloc_values(r, n, false)) return fail(err, errlen, "out of memory");
     memcpy(r->values, values, (size_t)n * sizeof(double));
     copy_text(r->changed, sizeof r->changed, o, "changed");
-    return read_grad(o, r, values + n, cap - n, err, errlen);
+    return read_grads(o, r, values + n, cap - n, err, errlen);
 }
 
 bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,

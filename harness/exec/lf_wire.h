@@ -24,9 +24,11 @@
  *             "input":  {"dtype": "float32", "shape": [4, 3], "at": 0},
  *             "target": {"dtype": "int64", "shape": [4], "at": 64},
  *             "weight": {...}, "pos_weight": {...},        (absent when absent)
+ *             "linear_weight": {...}, "linear_bias": {...}, (fused linear + CE)
  *             "backward": {"upstream": {"dtype": "float64", "shape": [4], "at": 96},
- *                          "input_requires_grad": true}}   (the kernel path, when it
- *                                      claims backward: lf_backward)
+ *                          "input_requires_grad": true, "linear_weight_requires_grad": true,
+ *                          "linear_bias_requires_grad": true}}
+ *                                      (the kernel path, when it claims backward: lf_backward)
  * Tensors' values are contiguous, row-major, at byte offset `at` of the shared
  * memory (8-byte aligned); a tensor the kernels get strided also has
  * "strides" and "offset" (PyTorch's, in elements: lf_layout.h). The worker maps fd 5 with shm_size bytes (again when it
@@ -35,9 +37,10 @@
  *   {"id": 7, "results": [R, ...]}   one R per path, in order, where R is
  *   {"outcome": "ok", "n": 4, "scalar": false, "dtype": "float32"}
  *   (the kernel path also: "changed": "input (in forward)" for a tensor it
- *    changed in place; with backward "grad": "ok", "grad_n": 12, "grad_dtype":
- *    "float32", d input's values right after the result's, or "grad":
- *    "missing" | "error" with "grad_message")
+ *    changed in place; with backward "grads": {"input": {"state": "ok",
+ *    "n": 12, "dtype": "float32"}, "linear_weight": {"state": "missing" |
+ *    "error", "message": "..."}}, the values of each "ok" one after the
+ *    result's, in the order input, linear_weight, linear_bias)
  *   {"outcome": "host_error", "error": "target_dtype", "exception": "RuntimeError",
  *    "message": "...", "hint": "...", "hint_id": "...", "warning": "...", "warning_id": "...",
  *    "index": 3, "value": 5}   (the guard's first offending target, when it names one)

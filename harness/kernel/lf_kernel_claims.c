@@ -9,12 +9,12 @@
 
 /* Names of kernel.h's bits, in bit order, as the hello writes them. */
 static const char *const loss_names[] = {"cross_entropy", "cross_entropy_prob", "nll_loss",
-                                         "binary_cross_entropy_with_logits"};
+                                         "binary_cross_entropy_with_logits", "linear_cross_entropy"};
 static const char *const dtype_names[] = {"float32", "float64", "float16", "bfloat16",
                                           "int64",   "int32",   "uint8",   "bool"};
 static const char *const reduction_names[] = {"none", "mean", "sum"};
 static const char *const feature_names[] = {"weight", "ignore_index", "label_smoothing", "pos_weight",
-                                            "contiguous_only"};
+                                            "contiguous_only", "linear_bias"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 unsigned lf_kernel_dtype_bit(lf_dtype t)
@@ -38,7 +38,8 @@ void lf_kernel_claims_all(lf_kernel_claims *k)
     k->losses = (1u << COUNT(loss_names)) - 1;
     k->input_dtypes = k->target_dtypes = (1u << COUNT(dtype_names)) - 1;
     k->reductions = (1u << COUNT(reduction_names)) - 1;
-    k->features = LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT;
+    k->features = LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT |
+                  LOSSFUZZ_LINEAR_BIAS;
     k->max_spatial_dims = LF_MAX_DIMS - 2;
     k->backward = true;
 }
@@ -49,7 +50,7 @@ void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
     snprintf(k->name, sizeof k->name, "%s", t->name ? t->name : "(unnamed)");
     snprintf(k->device, sizeof k->device, "%s", t->device == kDLCUDA ? "cuda" : "cpu");
     k->guarded = t->guarded != 0;
-    k->losses = t->losses;
+    k->losses = t->losses & ~LOSSFUZZ_LINEAR_CROSS_ENTROPY; /* not in the C call yet */
     k->input_dtypes = t->input_dtypes;
     k->target_dtypes = t->target_dtypes;
     k->reductions = t->reductions;
@@ -139,6 +140,7 @@ unsigned lf_kernel_loss_bit(const lf_case *c)
 {
     if (c->loss == LF_LOSS_NLL) return LOSSFUZZ_NLL;
     if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return LOSSFUZZ_BCE_WITH_LOGITS;
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) return LOSSFUZZ_LINEAR_CROSS_ENTROPY;
     return lf_same_shape(&c->input, &c->target) ? LOSSFUZZ_CROSS_ENTROPY_PROB : LOSSFUZZ_CROSS_ENTROPY;
 }
 
@@ -173,6 +175,7 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
         return why;
     }
     if (c->weight.present && !(k->features & LOSSFUZZ_WEIGHT)) return "weight";
+    if (c->linear_bias.present && !(k->features & LOSSFUZZ_LINEAR_BIAS)) return "linear_bias";
     if (c->pos_weight.present && !(k->features & LOSSFUZZ_POS_WEIGHT)) return "pos_weight";
     if (c->ignore_index != -100 && !(k->features & LOSSFUZZ_IGNORE_INDEX)) return "ignore_index";
     if (c->label_smoothing != 0 && !(k->features & LOSSFUZZ_LABEL_SMOOTHING)) return "label_smoothing";

@@ -177,20 +177,21 @@ static void run_backward(const lossfuzz_kernel *t, const lf_case *c, const lf_ba
     err[sizeof err - 1] = 0;
     if (!lf_canary_check(l, r)) goto out; /* r: oob_write */
     if (rc != LOSSFUZZ_OK) {
-        r->grad_state = LF_GRAD_ERROR;
-        snprintf(r->grad_message, sizeof r->grad_message, "backward returned %d%s: %s", rc,
+        r->grad[LF_GRAD_INPUT].state = LF_GRAD_ERROR;
+        snprintf(r->grad[LF_GRAD_INPUT].message, sizeof r->grad[LF_GRAD_INPUT].message, "backward returned %d%s: %s", rc,
                  rc == LOSSFUZZ_REJECTED ? " (rejected)" : "", err);
         goto out;
     }
     size_t bytes = (size_t)grad.numel * lf_dtype_size(grad.dtype);
-    if (mem->to_host(grad.data, dgrad, bytes) || !(r->grad = malloc(sizeof(double) * ((size_t)grad.numel + 1)))) {
+    lf_grad *g = &r->grad[LF_GRAD_INPUT];
+    if (mem->to_host(grad.data, dgrad, bytes) || !(g->values = malloc(sizeof(double) * ((size_t)grad.numel + 1)))) {
         lf_result_error(r, "backend_error", "RuntimeError", "cannot read the kernel's gradient back");
         goto out;
     }
-    for (int64_t i = 0; i < grad.numel; i++) r->grad[i] = lf_load_f64(grad.data, grad.dtype, i);
-    r->n_grad = grad.numel;
-    r->grad_dtype = grad.dtype;
-    r->grad_state = LF_GRAD_OK;
+    for (int64_t i = 0; i < grad.numel; i++) g->values[i] = lf_load_f64(grad.data, grad.dtype, i);
+    g->n = grad.numel;
+    g->dtype = grad.dtype;
+    g->state = LF_GRAD_OK;
 out:
     lf_tensor_free(&up);
     lf_tensor_free(&grad);

@@ -75,7 +75,7 @@ static bool crash_location(const char *path)
  * fuzz_class, or fuzz_class-<mutant> (fuzz-out/fuzz_prob/findings/...). */
 static bool target_of_path(const char *path, lf_target *t)
 {
-    static const lf_target targets[] = {LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON};
+    static const lf_target targets[] = {LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_LINEAR, LF_TARGET_JSON};
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         const char *name = lf_target_name(targets[i]);
         size_t n = strlen(name);

@@ -15,12 +15,11 @@
 /* Copies of every tensor c still borrows, so the crop outlives the batch. */
 static bool own_tensors(lf_case *c)
 {
-    lf_tensor *ts[4] = {&c->input, &c->target, &c->weight, &c->pos_weight};
-    for (int k = 0; k < 4; k++) {
-        lf_tensor copy;
-        if (!ts[k]->borrowed) continue;
-        if (!lf_tensor_copy(ts[k], &copy)) return false;
-        *ts[k] = copy;
+    for (int k = 0; k < LF_CASE_TENSORS; k++) {
+        lf_tensor copy, *t = lf_case_tensor(c, k);
+        if (!t->borrowed) continue;
+        if (!lf_tensor_copy(t, &copy)) return false;
+        *t = copy;
     }
     return true;
 }
@@ -31,8 +30,7 @@ static bool make_crop(const lf_case *c, int step, int64_t focus, lf_case *out)
     *out = *c; /* borrows c's tensors until the crop slices them into copies */
     out->expect_value = NULL;
     out->n_expect_value = 0;
-    lf_tensor *ts[4] = {&out->input, &out->target, &out->weight, &out->pos_weight};
-    for (int k = 0; k < 4; k++) ts[k]->borrowed = true;
+    for (int k = 0; k < LF_CASE_TENSORS; k++) lf_case_tensor(out, k)->borrowed = true;
     bool ok = (step == 2 || lf_crop(out, focus, step == 1)) && own_tensors(out);
     if (!ok) lf_case_free(out);
     return ok;

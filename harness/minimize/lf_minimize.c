@@ -44,7 +44,7 @@ static bool stopped(ctx *x)
 static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
 {
     char sig[128], hint[64];
-    if (stopped(x)) {
+    if (stopped(x) || !lf_case_check_options(cand, sig, sizeof sig)) { /* a case no file could hold */
         lf_case_free(cand);
         return false;
     }
@@ -64,15 +64,21 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
     return same;
 }
 
-/* Which dim of `t` follows input dim d (-1: none), for slicing a case consistently. */
-static int follower_dim(const lf_case *c, const lf_tensor *t, bool is_target, int d)
+/* Which dim of the case's tensor `which` (lf_case_tensor) follows input dim
+ * d (-1: none), for slicing a case consistently. A fused linear's input
+ * dim 1 is the hidden size: its weight's dim 1 follows it, and nothing
+ * follows the vocabulary (the class weight, the bias). */
+static int follower_dim(const lf_case *c, int which, int d)
 {
-    const lf_tensor *in = &c->input;
+    const lf_tensor *in = &c->input, *t = lf_case_tensor_const(c, which);
     bool same_shape = c->loss == LF_LOSS_BCE_WITH_LOGITS ||
                       (in->ndim == c->target.ndim && !memcmp(in->shape, c->target.shape, sizeof(int64_t) * (size_t)in->ndim));
+    bool linear = c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY;
     int class_dim = in->ndim == 1 ? 0 : 1, k = -1;
     if (!t->present) return -1;
-    if (is_target) k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
+    if (which == 0) k = d;
+    else if (which == 1) k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
+    else if (linear) k = which == 4 && d == class_dim ? 1 : -1;
     else if (c->loss == LF_LOSS_BCE_WITH_LOGITS) k = d - (in->ndim - t->ndim); /* trailing broadcast */
     else k = d == class_dim && t->ndim == 1 ? 0 : -1;
     return k >= 0 && k < t->ndim && t->shape[k] == in->shape[d] ? k : -1;
@@ -84,7 +90,8 @@ static int follower_dim(const lf_case *c, const lf_tensor *t, bool is_target, in
  * shrinks. */
 static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
 {
-    bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && follower_dim(c, &c->target, true, d) < 0 &&
+    bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY &&
+                         follower_dim(c, 1, d) < 0 &&
                          d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
     if (!class_targets) return;
     for (int64_t k = 0; k < out->target.numel; k++) {
@@ -99,16 +106,15 @@ static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, 
 static bool cut(const lf_case *c, int d, bool drop, int64_t lo, int64_t hi, lf_case *out)
 {
     if (!lf_case_copy(c, out)) return false;
-    lf_tensor *ts[4] = {&out->input, &out->target, &out->weight, &out->pos_weight};
-    const lf_tensor *orig[4] = {&c->input, &c->target, &c->weight, &c->pos_weight};
-    for (int k = 0; k < 4; k++) {
-        int dim = k == 0 ? d : follower_dim(c, orig[k], k == 1, d);
+    for (int k = 0; k < LF_CASE_TENSORS; k++) {
+        const lf_tensor *orig = lf_case_tensor_const(c, k);
+        int dim = follower_dim(c, k, d);
         if (dim < 0) continue;
         lf_tensor next;
-        bool ok = drop ? lf_tensor_drop_dim(orig[k], dim, &next) : lf_tensor_remove_range(orig[k], dim, lo, hi, &next);
+        bool ok = drop ? lf_tensor_drop_dim(orig, dim, &next) : lf_tensor_remove_range(orig, dim, lo, hi, &next);
         if (!ok) { lf_case_free(out); return false; }
-        lf_tensor_free(ts[k]);
-        *ts[k] = next;
+        lf_tensor_free(lf_case_tensor(out, k));
+        *lf_case_tensor(out, k) = next;
     }
     if (!drop) shift_labels_after(c, d, lo, hi, out);
     return true;
@@ -118,19 +124,20 @@ static bool cut(const lf_case *c, int d, bool drop, int64_t lo, int64_t hi, lf_c
  * Only what is sliced is copied: a mapped 352 MB dump is never copied whole. */
 static bool slice_case(lf_case *c, int d, int64_t i)
 {
-    lf_tensor *ts[4] = {&c->input, &c->target, &c->weight, &c->pos_weight}, next[4];
-    int dims[4];
-    for (int k = 0; k < 4; k++) dims[k] = k == 0 ? d : follower_dim(c, ts[k], k == 1, d);
-    for (int k = 0; k < 4; k++) {
-        bool ok = dims[k] < 0 ? lf_tensor_copy(ts[k], &next[k]) : lf_tensor_slice(ts[k], dims[k], i, &next[k]);
+    lf_tensor next[LF_CASE_TENSORS];
+    int dims[LF_CASE_TENSORS];
+    for (int k = 0; k < LF_CASE_TENSORS; k++) dims[k] = follower_dim(c, k, d);
+    for (int k = 0; k < LF_CASE_TENSORS; k++) {
+        lf_tensor *t = lf_case_tensor(c, k);
+        bool ok = dims[k] < 0 ? lf_tensor_copy(t, &next[k]) : lf_tensor_slice(t, dims[k], i, &next[k]);
         if (!ok) {
             for (int j = 0; j < k; j++) lf_tensor_free(&next[j]);
             return false;
         }
     }
-    for (int k = 0; k < 4; k++) {
-        lf_tensor_free(ts[k]);
-        *ts[k] = next[k];
+    for (int k = 0; k < LF_CASE_TENSORS; k++) {
+        lf_tensor_free(lf_case_tensor(c, k));
+        *lf_case_tensor(c, k) = next[k];
     }
     return true;
 }
@@ -205,20 +212,28 @@ static bool simplify_options(ctx *x, lf_case *c)
     return changed;
 }
 
-/* Input and weights to float32, targets to int64 (class) or float32. */
+/* Input and weights to float32, targets to int64 (class) or float32; a
+ * fused linear's weight and bias with its input (one dtype). */
 static bool simplify_dtypes(ctx *x, lf_case *c)
 {
     lf_case cand;
     bool changed = false;
     for (int k = 0; k < 4 && !stopped(x); k++) {
         const lf_dtype want = k == 1 && !lf_dtype_is_float(c->target.dtype) ? LF_I64 : LF_F32;
-        lf_tensor *src = k == 0 ? &c->input : k == 1 ? &c->target : k == 2 ? &c->weight : &c->pos_weight;
+        const lf_tensor *src = lf_case_tensor_const(c, k);
         if (!src->present || src->dtype == want || !lf_case_copy(c, &cand)) continue;
-        lf_tensor *dst = k == 0 ? &cand.input : k == 1 ? &cand.target : k == 2 ? &cand.weight : &cand.pos_weight;
-        lf_tensor cast;
-        if (!lf_tensor_cast(src, want, &cast)) { lf_case_free(&cand); continue; }
-        lf_tensor_free(dst);
-        *dst = cast;
+        int with[3] = {k, k == 0 ? 4 : -1, k == 0 ? 5 : -1}; /* the input takes a fused linear's along */
+        bool ok = true;
+        for (int j = 0; j < 3 && ok; j++) {
+            lf_tensor cast;
+            if (with[j] < 0 || !lf_case_tensor_const(c, with[j])->present) continue;
+            ok = lf_tensor_cast(lf_case_tensor_const(c, with[j]), want, &cast);
+            if (ok) {
+                lf_tensor_free(lf_case_tensor(&cand, with[j]));
+                *lf_case_tensor(&cand, with[j]) = cast;
+            }
+        }
+        if (!ok) { lf_case_free(&cand); continue; }
         if (try_candidate(x, c, &cand)) changed = true;
     }
     return changed;
@@ -300,9 +315,8 @@ void lf_make_regression(lf_case *c, const char *signature, const char *kernel)
     free(c->expect_value);
     c->expect_value = NULL;
     c->n_expect_value = 0;
-    lf_tensor *ts[4] = {&c->input, &c->target, &c->weight, &c->pos_weight};
-    for (int k = 0; k < 4; k++)
-        if (ts[k]->numel <= 256) ts[k]->generated = false; /* small: show the numbers */
+    for (int k = 0; k < LF_CASE_TENSORS; k++)
+        if (lf_case_tensor(c, k)->numel <= 256) lf_case_tensor(c, k)->generated = false; /* small: show the numbers */
 }
 
 bool lf_save_regression(lf_case *c, const char *signature, const char *kernel, const char *dir, char *path, size_t len,

@@ -7,42 +7,53 @@
 #include "lf_exec.h"
 #include "lf_verdict_build.h"
 
+/* One gradient (the input's, or a fused linear's weight's or bias's)
+ * against the spec's: given where the tensor requires grad, of its shape
+ * and dtype, and within tolerance. */
+static void judge_grad(const lf_case *c, lf_verdict *v, lf_grad_part p)
+{
+    const lf_grad *k = &v->kernel.grad[p];
+    const lf_result *g = &v->spec_grad[p];
+    const lf_backward *b = &c->backward;
+    const char *name = lf_grad_part_names[p];
+    if (k->state == LF_GRAD_MISSING && lf_grad_required(c, p)) {
+        lf_found(v, "grad-missing/kernel", "the %s requires grad, but the kernel's result gives it none: %s", name,
+                 k->message);
+        return;
+    }
+    if (k->state == LF_GRAD_ERROR) {
+        lf_found(v, "grad-error/kernel", "backward failed: %s", k->message);
+        return;
+    }
+    if (k->state != LF_GRAD_OK || g->kind != LF_OUTCOME_OK) return;
+    if (k->n != g->n) {
+        lf_found(v, "grad-shape-mismatch/kernel", "the %s's gradient has %lld values, the %s %lld", name,
+                 (long long)k->n, name, (long long)g->n);
+        return;
+    }
+    if (k->dtype != g->out_dtype) {
+        lf_found(v, "grad-dtype-mismatch/kernel", "the %s's gradient is %s, the %s %s", name, lf_dtype_name(k->dtype),
+                 name, lf_dtype_name(g->out_dtype));
+        return;
+    }
+    int64_t i = lf_first_far(g->values, g->scales, k->values, g->n, g->tol_dtype);
+    if (i >= 0)
+        lf_found(v, "grad-mismatch/kernel", "d %s[%lld] = %.9g, spec %.9g (%s, tolerance of %s; upstream %s, seed %llu)",
+                 name, (long long)i, k->values[i], g->values[i], lf_dtype_name(g->out_dtype),
+                 lf_dtype_name(g->tol_dtype), lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+}
+
 /* The rest of PyTorch's contract on a valid call: every tensor given left as
- * it was, and d input as the spec's (when the kernel claims backward). */
+ * it was, and each gradient as the spec's (when the kernel claims backward). */
 static void judge_backward(const lf_case *c, lf_verdict *v)
 {
-    const lf_result *k = &v->kernel, *g = &v->spec_grad;
-    const lf_backward *b = &c->backward;
+    const lf_result *k = &v->kernel;
     if (k->changed[0]) {
         lf_found(v, "input-modified/kernel", "the kernel changed its %s; PyTorch leaves every tensor it is given as it was",
                  k->changed);
         return;
     }
-    if (k->grad_state == LF_GRAD_MISSING && b->input_requires_grad) {
-        lf_found(v, "grad-missing/kernel", "the input requires grad, but the kernel's result gives it none: %s",
-                 k->grad_message);
-        return;
-    }
-    if (k->grad_state == LF_GRAD_ERROR) {
-        lf_found(v, "grad-error/kernel", "backward failed: %s", k->grad_message);
-        return;
-    }
-    if (k->grad_state != LF_GRAD_OK || g->kind != LF_OUTCOME_OK) return;
-    if (k->n_grad != g->n) {
-        lf_found(v, "grad-shape-mismatch/kernel", "the input's gradient has %lld values, the input %lld",
-                 (long long)k->n_grad, (long long)g->n);
-        return;
-    }
-    if (k->grad_dtype != g->out_dtype) {
-        lf_found(v, "grad-dtype-mismatch/kernel", "the input's gradient is %s, the input %s",
-                 lf_dtype_name(k->grad_dtype), lf_dtype_name(g->out_dtype));
-        return;
-    }
-    int64_t i = lf_first_far(g->values, g->scales, k->grad, g->n, g->tol_dtype);
-    if (i >= 0)
-        lf_found(v, "grad-mismatch/kernel", "d input[%lld] = %.9g, spec %.9g (%s, tolerance of %s; upstream %s, seed %llu)",
-                 (long long)i, k->grad[i], g->values[i], lf_dtype_name(g->out_dtype), lf_dtype_name(g->tol_dtype),
-                 lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) judge_grad(c, v, (lf_grad_part)p);
 }
 
 /* A valid call: the spec's result, shape, dtype and numbers, and no rejection. */

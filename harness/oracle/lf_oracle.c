@@ -269,7 +269,9 @@ static void run_kernel_under_test(const lf_case *c, const lf_backend *be, lf_ver
     }
     lf_exec_run(be->kernel, &kernel_path, 1, &run, &v->kernel);
     v->has_kernel = true;
-    if (upstream && v->kernel.grad_state == LF_GRAD_OK) lf_spec_grad(c, upstream, &v->spec_grad);
+    bool any_grad = false;
+    for (int p = 0; p < LF_GRAD_PARTS; p++) any_grad |= v->kernel.grad[p].state == LF_GRAD_OK;
+    if (upstream && any_grad) lf_spec_grad(c, upstream, v->spec_grad);
     free(upstream);
 }
 
@@ -281,7 +283,9 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     lf_spec_run(c, &v->spec);
     /* A kernel under test is judged against the spec alone: lossfuzz's own
      * kernels have their own campaigns, and would only slow this one. */
-    if (!be->kernel) run_kernel_paths(c, be, v, progress, ctx);
+    /* lossfuzz's own kernels have no fused linear: its cases judge a kernel under test, or torch */
+    bool own_paths = !be->kernel && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY;
+    if (own_paths) run_kernel_paths(c, be, v, progress, ctx);
     if (be->torch) {
         static const lf_wire_path torch_path = LF_WIRE_TORCH;
         if (progress) progress(ctx, "torch (worker)");
@@ -290,7 +294,7 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     }
     if (be->kernel) run_kernel_under_test(c, be, v, progress, ctx);
     if (progress) progress(ctx, NULL);
-    if (!be->kernel) judge(v);
+    if (own_paths) judge(v);
     judge_expect(c, v);
     if (v->has_torch) judge_torch(c, be, v);
     if (v->has_kernel) lf_judge_kernel(c, be, v);
@@ -308,5 +312,5 @@ void lf_verdict_free(lf_verdict *v)
     lf_result_free(&v->guard);
     lf_result_free(&v->torch);
     lf_result_free(&v->kernel);
-    lf_result_free(&v->spec_grad);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) lf_result_free(&v->spec_grad[p]);
 }

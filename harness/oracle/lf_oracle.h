@@ -40,7 +40,7 @@ typedef struct {
     lf_result torch;       /* real PyTorch, when the backend has a torch worker */
     bool has_torch;
     lf_result kernel;      /* the kernel under test (harness/kernel), when the backend has one */
-    lf_result spec_grad;   /* the spec's d input, when the kernel returned one (lf_spec_grad) */
+    lf_result spec_grad[LF_GRAD_PARTS]; /* the spec's gradients, when the kernel returned one (lf_spec_grad) */
     bool has_kernel;       /* it ran on the case */
     char kernel_skip[96];  /* it was not sent the case: what the case uses that it does not claim */
     char torch_known[320]; /* a documented PyTorch version or device difference explains the answer of torch

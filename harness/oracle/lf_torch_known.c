@@ -52,6 +52,15 @@ static bool has_label(const lf_case *c, int64_t label)
 const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, const lf_result *t, const char *device,
                                       const char *version)
 {
+    /* A fused linear + CE is cross_entropy on its logits: the same differences, judged on their shape. */
+    lf_case logits;
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) {
+        logits = *c;
+        logits.loss = LF_LOSS_CROSS_ENTROPY;
+        logits.input.strided = false;
+        logits.input.shape[logits.input.ndim - 1] = c->linear_weight.ndim ? c->linear_weight.shape[0] : 0;
+        c = &logits;
+    }
     bool cpu = !strncmp(device, "cpu", 3), torch1 = !strncmp(version, "1.", 2);
     bool both_ok = s->kind == LF_OUTCOME_OK && t->kind == LF_OUTCOME_OK;
     bool class_loss = c->loss != LF_LOSS_BCE_WITH_LOGITS;
@@ -81,7 +90,7 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
         return "CUDA's nll_loss2d_forward_kernel narrows the labels to int32 but not ignore_index, so a label equal "
                "to an ignore_index past 2^31 asserts (PyTorch 2.11, H100); the CPU ignores it (the spec models CUDA)";
     if (cpu && torch1 && both_ok && c->input.dtype == LF_BF16 && c->input.ndim >= 3 &&
-        (non_finite_where_finite(s, t) || any_non_finite(t->grad, t->n_grad)))
+        (non_finite_where_finite(s, t) || any_non_finite(t->grad[LF_GRAD_INPUT].values, t->grad[LF_GRAD_INPUT].n)))
         return "torch 1.13's CPU bfloat16 log_softmax over the class dim of a spatial input returns inf or NaN at "
                "some positions, in its result or its gradient (the spec gives finite values, as 2.x does)";
     if (cpu && torch1 && both_ok && t->out_dtype == LF_F16 && c->reduction != LF_REDUCTION_NONE && t->n >= 1 &&
@@ -91,8 +100,8 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
         return "torch 1.13's BCE-with-logits (max_val + log(exp(-max_val) + exp(-x - max_val))) gives NaN for an "
                "infinite logit, or one past the target dtype's range, where 2.x's log_sigmoid chain, which the "
                "spec follows, gives a number or inf";
-    if (cpu && torch1 && both_ok && t->grad_state == LF_GRAD_ERROR && c->input.strided &&
-        strstr(t->grad_message, "grad_input must be contiguous"))
+    if (cpu && torch1 && both_ok && t->grad[LF_GRAD_INPUT].state == LF_GRAD_ERROR && c->input.strided &&
+        strstr(t->grad[LF_GRAD_INPUT].message, "grad_input must be contiguous"))
         return "torch 1.13's CPU nll_loss2d backward refuses a non-contiguous input (\"grad_input must be "
                "contiguous\"); 2.x not yet measured";
     if (torch1 && c->loss == LF_LOSS_CROSS_ENTROPY && c->target.dtype == LF_U8 && c->label_smoothing > 0 &&

@@ -40,10 +40,22 @@ double lf_spec_weight(const lf_case *c, int64_t k);
 /* Class k's probability in the row at `base`, label smoothing applied. */
 double lf_spec_prob_target(const lf_case *c, const lf_problem *p, int64_t base, int64_t k);
 
-/* d loss / d input for a call the spec accepts (lf_spec_run ok), given the
- * upstream gradient (the result's count of values, float64), in float64: g
- * gets input.numel values (the input's logical order), their scales, and the
- * input's dtype. lf_spec_grad.c. */
-void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g);
+/* The gradients of a call the spec accepts (lf_spec_run ok), given the
+ * upstream gradient (the result's count of values, float64), in float64:
+ * g[LF_GRAD_INPUT] gets d loss / d input, input.numel values (the input's
+ * logical order), their scales and the input's dtype; a fused linear + CE
+ * (lf_spec_linear.c) fills g[LF_GRAD_LINEAR_WEIGHT] and [..._BIAS] too.
+ * lf_spec_grad.c. */
+void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+
+/* lf_spec_run and d input (into g) of a call whose input holds a fused
+ * linear's logits, row r's known to logit_extra[r] units of the dtype
+ * beyond their rounding (NULL: exact, the input as given). */
+void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r);
+void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g);
+/* Fused linear + cross-entropy (lf_spec_linear.c): lf_spec_run's and
+ * lf_spec_grad's answers for LF_LOSS_LINEAR_CROSS_ENTROPY. */
+void lf_spec_linear_run(const lf_case *c, lf_result *r);
+void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 
 #endif

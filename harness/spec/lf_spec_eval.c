@@ -34,7 +34,8 @@ double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t ba
     if (!p->log_softmax) return 0; /* nll_loss takes log-probabilities as they are: exact */
     for (int64_t k = 0; k < p->C; k++) sum += exp(lp[k] - mx);
     for (int64_t k = 0; k < p->C; k++) lp[k] = lf_dtype_round(c->input.dtype, lp[k] - mx - log(sum));
-    return 2 * log(sum) + 1; /* |x[k] - max| <= |lp[k]| + log(sum), plus log(sum) and the sum's rounding */
+    /* |x[k] - max| <= |lp[k]| + log(sum), plus log(sum) and the sum's rounding; a fused linear's matmul error */
+    return 2 * log(sum) + 1 + (p->logit_extra ? p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0);
 }
 
 static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp, double lp_extra)
@@ -216,9 +217,16 @@ static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
 
 void lf_spec_run(const lf_case *c, lf_result *r)
 {
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) lf_spec_linear_run(c, r);
+    else lf_spec_run_logits(c, NULL, r);
+}
+
+void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r)
+{
     lf_problem p;
     lf_result_init(r);
     if (!lf_spec_plan(c, &p, r)) return;
+    p.logit_extra = logit_extra;
     int64_t bad = lf_spec_first_assert(c, &p);
     if (bad < 0) {
         if (!lf_spec_error_after_nll(c, &p, r)) spec_values(c, &p, r);

@@ -33,12 +33,17 @@ static bool past_range(const grad_ctx *x, double mag)
     return isfinite(mag) && mag > lf_dtype_max(x->g->tol_dtype);
 }
 
-/* The scale of p[k] * sum(gl) in log_softmax's backward: p is known to one
- * unit of the dtype times lp's terms, and the sum over the C classes adds a
- * rounding per term (PyTorch sums in 8 or 32 lanes: C / 64 units covers it). */
+/* The scale of p[k] * sum(gl) in log_softmax's backward (what p may be off
+ * by, over the dtype's unit): lp is known to E, one unit of the dtype times
+ * its terms, so p = exp(lp) to a factor exp(E): p E for a small E, and up
+ * to min(1, exp(lp + E)) when a fused linear's wide logits are known only
+ * to several units (float64's p of 0 included). The sum over the C classes
+ * adds a rounding per term (PyTorch sums in 8 or 32 lanes: C / 64 units). */
 static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
 {
-    return pk * (1 + fabs(lp) + extra) * (1 + (double)p->C / 64);
+    double eps = lf_dtype_eps((lf_dtype)p->in_dtype), terms = 1 + fabs(lp) + extra, E = eps * terms;
+    double off = E < 1e-3 ? pk * terms : (fmin(1.0, exp(lp + E)) - pk) / eps;
+    return off * (1 + (double)p->C / 64);
 }
 
 /* A class-index row, in PyTorch's order: the log-probabilities' gradient
@@ -117,11 +122,19 @@ static double class_weight_sum(const lf_case *c, const lf_problem *p, int64_t ro
     return d;
 }
 
-void lf_spec_grad(const lf_case *c, const double *upstream, lf_result *g)
+void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS])
+{
+    for (int k = 0; k < LF_GRAD_PARTS; k++) lf_result_init(&g[k]);
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) lf_spec_linear_grad(c, upstream, g);
+    else lf_spec_grad_logits(c, NULL, upstream, &g[LF_GRAD_INPUT]);
+}
+
+void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g)
 {
     lf_problem p;
     lf_result_init(g);
     if (!lf_spec_plan(c, &p, g)) return;
+    p.logit_extra = logit_extra;
     int64_t rows = p.path == LF_PATH_BCE ? p.N : p.one_d ? 1 : p.N * p.S;
     double *lp = p.path != LF_PATH_BCE ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
     if (!lf_result_alloc_values(g, c->input.numel, true) || (p.path != LF_PATH_BCE && !lp)) {

@@ -63,6 +63,11 @@ extern "C" {
 #define LOSSFUZZ_CROSS_ENTROPY_PROB 0x2u /* F.cross_entropy, probability targets */
 #define LOSSFUZZ_NLL 0x4u                /* F.nll_loss (input: log-probabilities) */
 #define LOSSFUZZ_BCE_WITH_LOGITS 0x8u    /* F.binary_cross_entropy_with_logits */
+/* Fused linear + cross-entropy, cross_entropy(linear(input, linear_weight,
+ * linear_bias), target, ...): Python callables only so far (their signature
+ * (input, linear_weight, target, linear_bias=None, weight=None, ...)); a C
+ * table claiming it is never sent such a case. */
+#define LOSSFUZZ_LINEAR_CROSS_ENTROPY 0x10u
 
 /* Reductions (lossfuzz_call.reduction; a bit each in .reductions). */
 enum { LOSSFUZZ_NONE = 0, LOSSFUZZ_MEAN = 1, LOSSFUZZ_SUM = 2 };
@@ -87,6 +92,7 @@ enum { LOSSFUZZ_NONE = 0, LOSSFUZZ_MEAN = 1, LOSSFUZZ_SUM = 2 };
 #define LOSSFUZZ_LABEL_SMOOTHING 0x04u
 #define LOSSFUZZ_POS_WEIGHT 0x08u
 #define LOSSFUZZ_CONTIGUOUS_ONLY 0x10u
+#define LOSSFUZZ_LINEAR_BIAS 0x20u /* fused linear + CE: a linear_bias */
 
 /* What forward returns. */
 enum {

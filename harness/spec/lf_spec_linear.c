@@ -1,0 +1,209 @@
+/* lf_spec_linear.c - fused linear + cross-entropy, the spec of
+ * cross_entropy(linear(input, linear_weight, linear_bias), target, ...) as
+ * PyTorch composes it: F.linear's checks; the logits in float64 from the
+ * dtype's values, handed to the cross-entropy spec as linear returns them
+ * (rounded to the dtype), each row known only to its matmul's error (a
+ * fused kernel accumulates in chunks, in another order, and may keep the
+ * logits in float32); then the gradients of the hidden states, the weight
+ * and the bias from the logits' gradient, each with the scale of its sum. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lf_spec.h"
+
+/* The logits as a cross-entropy case, and what each row is known to. */
+typedef struct {
+    lf_case lc;
+    double *extra;   /* per row, in units of the dtype */
+    double *mag;     /* per logit: sum_h |h w| + |b|, the terms of its dot product */
+    bool overflows;  /* a dot product's terms pass the dtype's range: PyTorch's inf or NaN depends on its order */
+    int64_t N, H, V; /* N = 1 for hidden states [H] */
+} logits;
+
+/* F.linear's shape checks (addmm / matmul), in its order: false with r a
+ * host error. One dtype for all three is a case file's rule (lf_case.c). */
+static bool check_linear(const lf_case *c, lf_result *r)
+{
+    const lf_tensor *h = &c->input, *w = &c->linear_weight, *b = &c->linear_bias;
+    int64_t H = h->shape[h->ndim - 1];
+    if (w->ndim != 2) {
+        lf_result_error(r, "linear_shape", "RuntimeError", "t() expects a tensor with <= 2 dimensions, but self is %dD",
+                        w->ndim);
+        return false;
+    }
+    if (w->shape[1] != H) {
+        lf_result_error(r, "linear_shape", "RuntimeError", "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                        (long long)(h->ndim == 2 ? h->shape[0] : 1), (long long)H, (long long)w->shape[1],
+                        (long long)w->shape[0]);
+        return false;
+    }
+    if (b->present && b->ndim == 1 && b->shape[0] != w->shape[0] && b->shape[0] != 1) {
+        lf_result_error(r, "linear_shape", "RuntimeError",
+                        "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                        (long long)w->shape[0], (long long)b->shape[b->ndim - 1], b->ndim ? 1 : 0);
+        return false;
+    }
+    return true;
+}
+
+static double bias_at(const lf_case *c, int64_t v)
+{
+    const lf_tensor *b = &c->linear_bias;
+    if (!b->present) return 0;
+    return lf_load_f64(b->data, b->dtype, b->numel == 1 ? 0 : v);
+}
+
+/* The logits case: the call's options, the logits [N, V] (or [V]) as input. */
+static bool make_logits(const lf_case *c, logits *L, lf_result *r)
+{
+    const lf_tensor *h = &c->input, *w = &c->linear_weight;
+    char err[256];
+    memset(L, 0, sizeof *L);
+    if (!check_linear(c, r)) return false;
+    L->N = h->ndim == 2 ? h->shape[0] : 1;
+    L->H = h->shape[h->ndim - 1];
+    L->V = w->shape[0];
+    L->lc = *c; /* borrows the target and class weight; the logits are its own */
+    L->lc.loss = LF_LOSS_CROSS_ENTROPY;
+    memset(&L->lc.input, 0, sizeof L->lc.input);
+    memset(&L->lc.linear_weight, 0, sizeof L->lc.linear_weight);
+    memset(&L->lc.linear_bias, 0, sizeof L->lc.linear_bias);
+    L->lc.pos_weight.present = false;
+    L->lc.expect_value = NULL;
+    int64_t shape[2] = {L->N, L->V};
+    bool ok = h->ndim == 2 ? lf_tensor_alloc(&L->lc.input, h->dtype, 2, shape, err, sizeof err)
+                           : lf_tensor_alloc(&L->lc.input, h->dtype, 1, shape + 1, err, sizeof err);
+    L->extra = malloc(sizeof(double) * (size_t)(L->N + 1));
+    L->mag = malloc(sizeof(double) * (size_t)(L->N * L->V + 1));
+    if (!ok || !L->extra || !L->mag) {
+        lf_result_error(r, "internal", "MemoryError", "the logits: %s", ok ? "out of memory" : err);
+        return false;
+    }
+    /* a dot product of H terms: float32 accumulation, in blocks, errs by up to about H / 64 units of its terms */
+    double acc = 1 + (double)L->H / 64;
+    for (int64_t n = 0; n < L->N; n++) {
+        double worst = 0;
+        for (int64_t v = 0; v < L->V; v++) {
+            double dot = 0, mag = 0, b = bias_at(c, v);
+            for (int64_t k = 0; k < L->H; k++) {
+                double x = lf_load_f64(h->data, h->dtype, n * L->H + k), y = lf_load_f64(w->data, w->dtype, v * L->H + k);
+                dot += x * y;
+                mag += fabs(x * y);
+            }
+            dot += b;
+            mag += fabs(b);
+            lf_store_f64(L->lc.input.data, h->dtype, n * L->V + v, dot);
+            L->mag[n * L->V + v] = mag;
+            L->overflows |= isfinite(mag) && mag * acc >= lf_dtype_max(h->dtype) / 2;
+            if (mag > worst || isnan(mag)) worst = mag;
+        }
+        /* lp = x - logsumexp(x): the label's logit's error and the logsumexp's, each up to the row's worst */
+        L->extra[n] = 2 * worst * acc;
+    }
+    return true;
+}
+
+static void free_logits(logits *L)
+{
+    lf_tensor_free(&L->lc.input);
+    free(L->extra);
+    free(L->mag);
+}
+
+/* Every value undecided: PyTorch's linear overflows, and its answer is its order's. */
+static void undecided(lf_result *r)
+{
+    for (int64_t i = 0; r->kind == LF_OUTCOME_OK && r->scales && i < r->n; i++) r->scales[i] = LF_SCALE_UNDECIDED;
+}
+
+void lf_spec_linear_run(const lf_case *c, lf_result *r)
+{
+    logits L;
+    lf_result_init(r);
+    if (make_logits(c, &L, r)) {
+        lf_spec_run_logits(&L.lc, L.extra, r);
+        if (L.overflows) undecided(r);
+    }
+    free_logits(&L);
+}
+
+/* One gradient of the linear, out[i] = sum_j a(i, j) d(j): its value, and
+ * as its scale the error the logits' gradient brings (its scales times |a|)
+ * plus the sum's own rounding (j terms, blocked). */
+typedef struct {
+    lf_result *g;
+    const lf_result *dl; /* d logits [N, V], with scales */
+    int64_t at;          /* the element being summed */
+    double sum, mag, terms;
+    bool undecided;
+} grad_sum;
+
+static void add(grad_sum *s, int64_t j, double a)
+{
+    double d = s->dl->values[j], sc = s->dl->scales[j];
+    if (sc == LF_SCALE_UNDECIDED) s->undecided = true;
+    s->sum += d * a;
+    if (a != 0) s->mag += (sc + fabs(d)) * fabs(a); /* an unknowable d times 0 is known: 0 */
+    s->terms += fabs(d * a);
+}
+
+static void put_sum(grad_sum *s, int64_t terms)
+{
+    /* terms past the dtype's range: PyTorch's inf, NaN or number is its order's */
+    bool past = isfinite(s->terms) && s->terms > lf_dtype_max(s->g->out_dtype);
+    s->g->values[s->at] = lf_dtype_round(s->g->out_dtype, s->sum);
+    s->g->scales[s->at] = s->undecided || past ? LF_SCALE_UNDECIDED : s->mag * (1 + (double)terms / 64);
+}
+
+static bool start(lf_result *g, const lf_tensor *t)
+{
+    if (!lf_result_alloc_values(g, t->numel, true)) return false;
+    g->kind = LF_OUTCOME_OK;
+    g->out_dtype = g->tol_dtype = t->dtype;
+    return true;
+}
+
+void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS])
+{
+    logits L;
+    lf_result dl;
+    lf_result_init(&dl);
+    if (!make_logits(c, &L, &g[LF_GRAD_INPUT])) {
+        free_logits(&L);
+        return;
+    }
+    lf_spec_grad_logits(&L.lc, L.extra, upstream, &dl);
+    const lf_tensor *h = &c->input, *w = &c->linear_weight, *b = &c->linear_bias;
+    int64_t N = L.N, H = L.H, V = L.V;
+    if (dl.kind != LF_OUTCOME_OK) {
+        g[LF_GRAD_INPUT] = dl; /* the spec's error, as it is */
+        free_logits(&L);
+        return;
+    }
+    bool ok = start(&g[LF_GRAD_INPUT], h) && start(&g[LF_GRAD_LINEAR_WEIGHT], w) && (!b->present || start(&g[LF_GRAD_LINEAR_BIAS], b));
+    for (int64_t n = 0; ok && n < N; n++) /* d hidden = d logits . W */
+        for (int64_t k = 0; k < H; k++) {
+            grad_sum s = {&g[LF_GRAD_INPUT], &dl, n * H + k, 0, 0, 0, false};
+            for (int64_t v = 0; v < V; v++) add(&s, n * V + v, lf_load_f64(w->data, w->dtype, v * H + k));
+            put_sum(&s, V);
+        }
+    for (int64_t v = 0; ok && v < V; v++) /* d W = d logits^T . hidden */
+        for (int64_t k = 0; k < H; k++) {
+            grad_sum s = {&g[LF_GRAD_LINEAR_WEIGHT], &dl, v * H + k, 0, 0, 0, false};
+            for (int64_t n = 0; n < N; n++) add(&s, n * V + v, lf_load_f64(h->data, h->dtype, n * H + k));
+            put_sum(&s, N);
+        }
+    for (int64_t i = 0; ok && b->present && i < b->numel; i++) { /* d b = d logits summed over rows (and broadcast) */
+        grad_sum s = {&g[LF_GRAD_LINEAR_BIAS], &dl, i, 0, 0, 0, false};
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t v = b->numel == 1 ? 0 : i; v < (b->numel == 1 ? V : i + 1); v++) add(&s, n * V + v, 1);
+        put_sum(&s, N * (b->numel == 1 ? V : 1));
+    }
+    if (!ok)
+        for (int p = 0; p < LF_GRAD_PARTS; p++) lf_result_error(&g[p], "internal", "MemoryError", "out of memory");
+    for (int p = 0; L.overflows && p < LF_GRAD_PARTS; p++) undecided(&g[p]);
+    lf_result_free(&dl);
+    free_logits(&L);
+}
