@@ -4,7 +4,7 @@
 # Figures for kernels under test (include/lossfuzz/kernel.h, py:MODULE:FUNCTION):
 #  1. time to first finding: for each KERNEL (default: the buggy examples,
 #     build/examples/kernels/ce_buggy.so, ce_buggy_grad.so and ce_inplace.so,
-#     ce_python.py's rows_buggy and fused_buggy, ce_linear.py's buggy ones
+#     ce_python.py's rows_buggy, fused_buggy and rows_lowp_sum, ce_linear.py's buggy ones
 #     (fuzz_linear), and ce_triton.py's buggy ones when .venv has triton), N
 #     libFuzzer runs of its fuzz target (ASan + UBSan build, as
 #     ci/fuzz.sh) from a fresh work corpus, each with its own -seed, until
@@ -51,7 +51,7 @@ py=examples/kernels/ce_python.py
 for k in "${kernels[@]}"; do runs_of+=("$target $k"); done
 if [ ${#kernels[@]} -eq 0 ]; then
     kernels=(build/examples/kernels/ce_buggy.so build/examples/kernels/ce_buggy_grad.so
-             build/examples/kernels/ce_inplace.so "py:$py:rows_buggy" "py:$py:fused_buggy")
+             build/examples/kernels/ce_inplace.so "py:$py:rows_buggy" "py:$py:fused_buggy" "py:$py:rows_lowp_sum")
     for k in "${kernels[@]}"; do runs_of+=("fuzz_class $k"); done
     for b in chunked_frozen_crash chunked_mean_of_chunks; do runs_of+=("fuzz_linear py:examples/kernels/ce_linear.py:$b"); done
     if .venv/bin/python3 -c "import triton" 2>/dev/null; then # ci/setup.sh puts it there

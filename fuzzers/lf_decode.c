@@ -411,6 +411,7 @@ static void decode_backward(uint8_t byte, uint8_t linear_byte, lf_backward *b)
     b->seed = byte;
     b->upstream = (lf_upstream)(byte % LF_UPSTREAM_COUNT);
     b->input_requires_grad = byte / LF_UPSTREAM_COUNT % 4 != 3;
+    b->through_softmax = byte / (LF_UPSTREAM_COUNT * 4) % 4 == 1; /* one time in four */
     /* a fused linear's weight and bias each frozen one time in four (P_PROB_IGNORE's byte) */
     b->linear_weight_requires_grad = linear_byte % 4 != 3;
     b->linear_bias_requires_grad = linear_byte / 4 % 4 != 3;

@@ -72,10 +72,12 @@ class Worker:
         `kernel`, called for every loss it claims as F.<loss> would be."""
         self.torch, self.device = torch, device
         import torch.nn.functional as F
+        # PyTorch's own functions: the torch path, and a kernel's reference
+        self.torch_fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits,
+                          LINEAR: linear_cross_entropy}
         if kernel is None:
             self.path = "torch"
-            self.fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits,
-                        LINEAR: linear_cross_entropy}
+            self.fns = self.torch_fns
         else:
             self.path = "kernel"
             self.fns = {CE: kernel, NLL: kernel, BCE: kernel, LINEAR: kernel}
@@ -159,6 +161,7 @@ class Worker:
         for _, t in wanted:
             if t.is_floating_point():
                 t.requires_grad_(True)
+        reference = self.reference(case, args, kwargs) if self.path == "kernel" else None
         try:
             result = self.fns[case.loss](*args, **kwargs)
             values = result.detach().double().flatten().cpu()  # waits for the kernels
@@ -175,9 +178,18 @@ class Worker:
         answer = {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
                   "dtype": str(result.dtype).replace("torch.", "")}
         changed = self.changed(given, before, "in forward")
+        used = n
         if wanted:
             answer["grads"] = self.grads(result, wanted, upstream, values_at + 8 * n)
+            used += sum(g.get("n", 0) for g in answer["grads"].values())
             changed = changed or self.changed(given, before, "in backward")
+        if reference is not None and used + reference.numel() <= cap:
+            self.put_values(reference, values_at + 8 * used)
+            answer["reference"] = {"n": reference.numel()}
+        if backward and backward.get("through_softmax") and not changed:
+            broken = self.through_softmax(case, args, kwargs, upstream)
+            if broken:
+                answer["through_softmax"] = broken
         if changed:
             answer["changed"] = changed
         return answer
@@ -216,6 +228,50 @@ class Worker:
             at += 8 * g.numel()
             out[name] = {"state": "ok", "n": g.numel(), "dtype": str(g.dtype).replace("torch.", "")}
         return out
+
+    def reference(self, case, args, kwargs):
+        """PyTorch's own values on the call, for a bfloat16 or float16 input
+        (the measure of what the dtype costs: lossfuzz_kernel_verdict's
+        judge_low_precision), from copies; None where PyTorch raises."""
+        torch = self.torch
+        if args[0].dtype not in (torch.bfloat16, torch.float16):
+            return None
+        copies = tuple(a.detach().clone() for a in args)
+        options = {k: v.detach().clone() if hasattr(v, "detach") else v for k, v in kwargs.items()}
+        try:
+            with torch.no_grad():
+                return self.torch_fns[case.loss](*copies, **options).double().flatten().cpu()
+        except Exception:  # PyTorch rejects it: the spec's rule alone
+            return None
+
+    def through_softmax(self, case, args, kwargs, upstream):
+        """The kernel called again, its input now y = softmax(leaf) along the
+        last dim, an output softmax saves for its backward: the leaf's
+        gradient must be, bit for bit, softmax's backward of the kernel's d y
+        on an untouched y. A write into y that bypasses autograd's version
+        counter (a Triton or CUDA kernel's, or .data's) breaks it. None when
+        it holds, else what went wrong."""
+        torch, x = self.torch, args[0]
+        if not x.is_floating_point() or x.dim() == 0 or x.numel() == 0:
+            return None
+        leaf = x.detach().clone().requires_grad_(True)
+        y = torch.softmax(leaf, -1)
+        try:
+            result = self.fns[case.loss](y, *args[1:], **kwargs)
+            if not result.requires_grad:
+                return None  # no graph: grad-missing says so on the main call
+            seed = upstream.to(result.dtype).reshape(result.shape)
+            got, dy = torch.autograd.grad(result, [leaf, y], seed, allow_unused=True)
+        except Exception as exc:
+            return ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]
+        if got is None or dy is None:
+            return None
+        fresh = x.detach().clone().requires_grad_(True)
+        (want,) = torch.autograd.grad(torch.softmax(fresh, -1), fresh, dy)
+        if torch.equal(same_size_ints(torch, got), same_size_ints(torch, want)):
+            return None
+        return ("the input's gradient through softmax is not softmax's backward of the kernel's d input "
+                "(the kernel wrote into the output softmax saved for its backward)")
 
     def changed(self, given, before, when):
         """The first tensor given to the kernel whose bits differ from its copy

@@ -13,7 +13,11 @@
               by the upstream gradient in backward
   fused_buggy the same, scaling every row by the first upstream value under
               reduction none (Liger-Kernel issues 678 and 968): invisible to
-              loss.sum().backward()"""
+              loss.sum().backward()
+  rows_lowp_sum  bfloat16 and float16 rows whose sum of exponentials is kept
+              in the input's dtype, one class at a time: right to the
+              dtype's rounding on narrow rows, far off on a wide one (past
+              256 terms of about 1, bfloat16 adds nothing more)"""
 import torch
 import torch.nn.functional as F
 
@@ -117,6 +121,27 @@ def fused_buggy(input, target, ignore_index=-100, reduction="mean"):
     return _FusedCrossEntropy.apply(input, target, ignore_index, reduction, True)
 
 
+def rows_lowp_sum(input, target, ignore_index=-100, reduction="mean"):
+    _check_rows(input, target, ignore_index)
+    one_row = input.dim() == 1
+    x, t = (input[None], target.reshape(1)) if one_row else (input, target)
+    keep = t != ignore_index
+    label = torch.where(keep, t, torch.zeros_like(t))
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        return wrapper(input, target, ignore_index=ignore_index, reduction=reduction)
+    mx = x.max(1).values
+    s = torch.zeros(x.shape[0], dtype=x.dtype)
+    for j in range(x.shape[1]):  # the bug: each partial sum rounded to bfloat16 / float16
+        s = s + torch.exp(x[:, j] - mx)
+    loss = (mx.float() - x.gather(1, label[:, None])[:, 0].float()) + torch.log(s.float())
+    loss = torch.where(keep, loss, torch.zeros_like(loss))
+    if reduction == "mean":
+        loss = loss.sum() / keep.sum() if not one_row else loss[0]
+    elif reduction == "sum" or one_row:
+        loss = loss.sum()
+    return loss.to(x.dtype)
+
+
 def _check_rows(input, target, ignore_index):
     if input.dim() == 1 and target.numel() == 1 and target.dim() <= 1:
         target = target.reshape(1)
@@ -137,3 +162,7 @@ fused.lossfuzz_claims = {"name": "ce_python fused", "losses": ["cross_entropy"],
                         "input_dtypes": ["float32", "float64"], "target_dtypes": ["int64"], "max_spatial_dims": 0,
                         "features": []}
 fused_buggy.lossfuzz_claims = dict(fused.lossfuzz_claims, name="ce_python fused (buggy: first upstream value)")
+rows_lowp_sum.lossfuzz_claims = {"name": "ce_python rows (buggy: sums exp in bfloat16 / float16)",
+                                 "losses": ["cross_entropy"], "input_dtypes": ["bfloat16", "float16"],
+                                 "target_dtypes": ["int64"], "features": ["ignore_index"], "max_spatial_dims": 0,
+                                 "backward": False}

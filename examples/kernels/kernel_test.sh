@@ -60,6 +60,14 @@ expect 1 "false-alarm/kernel: PyTorch accepts the call; the kernel failed: Unbou
     --kernel py:examples/kernels/cases/frozen_crash.py:cross_entropy examples/kernels/cases/upstream_frozen.json
 expect 1 "input-modified/kernel: the kernel changed its input (in backward)" "$lossfuzz" check \
     --kernel py:examples/kernels/cases/in_place.py:cross_entropy examples/kernels/cases/upstream_none.json
+# bfloat16 judged by PyTorch's own error on the call: a sum kept in bfloat16 is caught on a wide row.
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$py:wrapper" examples/kernels/cases/bf16_wide_row.json
+expect 1 "where PyTorch's own bfloat16 result is off by" "$lossfuzz" check --kernel "py:$py:rows_lowp_sum" \
+    examples/kernels/cases/bf16_wide_row.json
+# Called on softmax(input) too: a write into the output softmax saved shows in the input's gradient.
+expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$py:fused" examples/kernels/cases/upstream_softmax.json
+expect 1 "upstream-grad-mismatch/kernel: called on softmax(input)" "$lossfuzz" check \
+    --kernel py:examples/kernels/cases/in_place_activation.py:cross_entropy examples/kernels/cases/upstream_softmax.json
 # Fused linear + cross-entropy: the gradients of the hidden states, the weight and the bias.
 lin=examples/kernels/ce_linear.py cases=examples/kernels/cases
 for k in composed chunked; do

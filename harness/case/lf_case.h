@@ -80,6 +80,11 @@ typedef struct {
     lf_upstream upstream;
     bool input_requires_grad;
     bool linear_weight_requires_grad, linear_bias_requires_grad; /* fused linear + CE */
+    /* A Python kernel is also called on softmax(input) along its last dim,
+     * an output softmax saves for its backward: the input's gradient through
+     * softmax must be what softmax's backward gives for the kernel's d
+     * input, which a write into the saved output breaks. */
+    bool through_softmax;
     /* Borrowed, for one run only: the upstream gradient the oracle made
      * (lf_upstream_values), n values of the result; never in a file. */
     const double *values;

@@ -204,7 +204,7 @@ static bool parse_expect_value(json_t *v, lf_case *c, errbuf *e)
 static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
 {
     static const char *const keys[] = {"seed", "upstream", "input_requires_grad", "linear_weight_requires_grad",
-                                       "linear_bias_requires_grad", NULL};
+                                       "linear_bias_requires_grad", "through_softmax", NULL};
     if (!json_is_object(o)) return fail(e, "backward: expected an object");
     if (!check_keys(o, "backward", keys, e)) return false;
     json_t *v;
@@ -216,9 +216,10 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
     if ((v = json_object_get(o, "upstream")) && (!json_is_string(v) || !lf_upstream_parse(json_string_value(v), &b->upstream)))
         return fail(e, "backward.upstream: expected random, zero_first or equal");
     static const char *const flags[] = {"input_requires_grad", "linear_weight_requires_grad",
-                                        "linear_bias_requires_grad"};
-    bool *const to[] = {&b->input_requires_grad, &b->linear_weight_requires_grad, &b->linear_bias_requires_grad};
-    for (int k = 0; k < 3; k++) {
+                                        "linear_bias_requires_grad", "through_softmax"};
+    bool *const to[] = {&b->input_requires_grad, &b->linear_weight_requires_grad, &b->linear_bias_requires_grad,
+                        &b->through_softmax};
+    for (int k = 0; k < 4; k++) {
         if (!(v = json_object_get(o, flags[k]))) continue;
         if (!json_is_boolean(v)) return fail(e, "backward.%s: expected true or false", flags[k]);
         *to[k] = json_is_true(v);

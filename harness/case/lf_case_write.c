@@ -126,6 +126,7 @@ char *lf_case_to_json(const lf_case *c)
         if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY)
             put(&b, ", \"linear_weight_requires_grad\": %s, \"linear_bias_requires_grad\": %s",
                 bw->linear_weight_requires_grad ? "true" : "false", bw->linear_bias_requires_grad ? "true" : "false");
+        if (bw->through_softmax) put(&b, ", \"through_softmax\": true");
         put(&b, "}");
     }
     if (c->expect) put(&b, ",\n \"expect\": \"%s\"", lf_outcome_name(c->expect));

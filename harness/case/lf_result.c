@@ -33,6 +33,7 @@ void lf_result_free(lf_result *r)
     free(r->values);
     free(r->scales);
     for (int p = 0; p < LF_GRAD_PARTS; p++) free(r->grad[p].values);
+    free(r->reference);
     lf_result_init(r);
 }
 

@@ -47,6 +47,11 @@ typedef struct {
                                 * LF_SCALE_UNDECIDED */
     lf_grad grad[LF_GRAD_PARTS];
     char changed[96];          /* a tensor the call changed in place, e.g. "input (in forward)" */
+    char through_softmax[256]; /* what went wrong when the input was softmax's saved output (lf_backward) */
+    /* A Python kernel's worker: PyTorch's own result on the same call, the
+     * measure of the error a low-precision dtype allows (lf_oracle.h). */
+    double *reference;
+    int64_t n_reference;
 } lf_result;
 
 /* A spec value PyTorch's float arithmetic does not decide: its terms pass

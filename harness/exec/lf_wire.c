@@ -34,7 +34,7 @@ void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l)
     for (int d = 0; d < c->input.ndim; d++)
         if (d != (c->input.ndim == 1 ? 0 : 1)) over |= __builtin_mul_overflow(rows, c->input.shape[d], &rows);
     if (!over && rows > most && rows <= LF_MAX_NUMEL) most = rows;
-    l->out_cap = most + 16;
+    l->out_cap = 2 * (most + 16); /* a kernel's result, and PyTorch's on the same call (its reference) */
     if (c->backward.values) { /* the upstream gradient in; the gradients out, after the result */
         at += (size_t)c->backward.n_values * sizeof(double);
         for (int p = 0; p < LF_GRAD_PARTS; p++) l->out_cap += lf_grad_tensor(c, (lf_grad_part)p)->numel;
@@ -103,11 +103,11 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
         if (bytes) memcpy((char *)shm + at, c->backward.values, bytes);
         const lf_backward *b = &c->backward;
         json_object_set_new(cj, "backward",
-                            json_pack("{s:{s:s, s:[I], s:I}, s:b, s:b, s:b}", "upstream", "dtype", "float64", "shape",
-                                      (json_int_t)b->n_values, "at", (json_int_t)at, "input_requires_grad",
+                            json_pack("{s:{s:s, s:[I], s:I}, s:b, s:b, s:b, s:b}", "upstream", "dtype", "float64",
+                                      "shape", (json_int_t)b->n_values, "at", (json_int_t)at, "input_requires_grad",
                                       b->input_requires_grad, "linear_weight_requires_grad",
                                       b->linear_weight_requires_grad, "linear_bias_requires_grad",
-                                      b->linear_bias_requires_grad));
+                                      b->linear_bias_requires_grad, "through_softmax", b->through_softmax));
     }
     json_t *pj = json_array();
     for (int i = 0; i < n_paths; i++) json_array_append_new(pj, json_string(lf_wire_path_name(paths[i])));
@@ -168,6 +168,7 @@ static bool read_backward(json_t *bj, lf_backward *b, const void *shm, size_t sh
     b->input_requires_grad = json_is_true(json_object_get(bj, "input_requires_grad"));
     b->linear_weight_requires_grad = json_is_true(json_object_get(bj, "linear_weight_requires_grad"));
     b->linear_bias_requires_grad = json_is_true(json_object_get(bj, "linear_bias_requires_grad"));
+    b->through_softmax = json_is_true(json_object_get(bj, "through_softmax"));
     return true;
 }
 
@@ -251,6 +252,7 @@ static const char *const grad_states[] = {NULL, "ok", "missing", "error"};
 static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
 {
     set_text(o, "changed", x->changed);
+    set_text(o, "through_softmax", x->through_softmax);
     json_t *grads = json_object();
     int64_t at = x->n;
     for (int p = 0; p < LF_GRAD_PARTS; p++) {
@@ -323,7 +325,8 @@ static void copy_text(char *dst, size_t cap, json_t *o, const char *key)
 /* The backward half of an ok result (write_grads): each tensor's gradient,
  * "ok" with n values of a dtype after the result's, or "missing" / "error"
  * with a message. */
-static bool read_grads(json_t *o, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
+static bool read_grads(json_t *o, lf_result *r, const double *values, int64_t cap, int64_t *used, char *err,
+                       size_t errlen)
 {
     json_t *grads = json_object_get(o, "grads");
     int64_t at = 0;
@@ -350,6 +353,19 @@ static bool read_grads(json_t *o, lf_result *r, const double *values, int64_t ca
         g->state = LF_GRAD_OK;
         at += n;
     }
+    *used += at;
+    return true;
+}
+
+/* "reference": {"n": 4}: PyTorch's result on the same call, after the gradients. */
+static bool read_reference(json_t *rj, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
+{
+    if (!rj) return true;
+    json_int_t n = json_integer_value(json_object_get(rj, "n"));
+    if (n < 0 || n > cap) return fail(err, errlen, "a reference without a valid count");
+    if (!(r->reference = malloc(sizeof(double) * ((size_t)n + 1)))) return fail(err, errlen, "out of memory");
+    memcpy(r->reference, values, (size_t)n * sizeof(double));
+    r->n_reference = n;
     return true;
 }
 
@@ -385,7 +401,10 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     if (!lf_result_alloc_values(r, n, false)) return fail(err, errlen, "out of memory");
     memcpy(r->values, values, (size_t)n * sizeof(double));
     copy_text(r->changed, sizeof r->changed, o, "changed");
-    return read_grads(o, r, values + n, cap - n, err, errlen);
+    copy_text(r->through_softmax, sizeof r->through_softmax, o, "through_softmax");
+    int64_t used = n;
+    if (!read_grads(o, r, values + n, cap - n, &used, err, errlen)) return false;
+    return read_reference(json_object_get(o, "reference"), r, values + used, cap - used, err, errlen);
 }
 
 bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,

@@ -27,7 +27,7 @@
  *             "linear_weight": {...}, "linear_bias": {...}, (fused linear + CE)
  *             "backward": {"upstream": {"dtype": "float64", "shape": [4], "at": 96},
  *                          "input_requires_grad": true, "linear_weight_requires_grad": true,
- *                          "linear_bias_requires_grad": true}}
+ *                          "linear_bias_requires_grad": true, "through_softmax": false}}
  *                                      (the kernel path, when it claims backward: lf_backward)
  * Tensors' values are contiguous, row-major, at byte offset `at` of the shared
  * memory (8-byte aligned); a tensor the kernels get strided also has
@@ -40,7 +40,11 @@
  *    changed in place; with backward "grads": {"input": {"state": "ok",
  *    "n": 12, "dtype": "float32"}, "linear_weight": {"state": "missing" |
  *    "error", "message": "..."}}, the values of each "ok" one after the
- *    result's, in the order input, linear_weight, linear_bias)
+ *    result's, in the order input, linear_weight, linear_bias; with
+ *    through_softmax, "through_softmax": "..." when the input's gradient
+ *    through softmax went wrong; a Python kernel's worker adds "reference":
+ *    {"n": 4}, PyTorch's result on the same call, its values after the
+ *    gradients')
  *   {"outcome": "host_error", "error": "target_dtype", "exception": "RuntimeError",
  *    "message": "...", "hint": "...", "hint_id": "...", "warning": "...", "warning_id": "...",
  *    "index": 3, "value": 5}   (the guard's first offending target, when it names one)

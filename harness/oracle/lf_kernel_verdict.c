@@ -1,6 +1,8 @@
 /* lf_kernel_verdict.c - the kernel under test against the spec: PyTorch's
  * contract as a guarded or an unguarded kernel promises to keep it
  * (include/lossfuzz/kernel.h; the finding classes are listed in lf_oracle.h). */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +56,37 @@ static void judge_backward(const lf_case *c, lf_verdict *v)
         return;
     }
     for (int p = 0; p < LF_GRAD_PARTS; p++) judge_grad(c, v, (lf_grad_part)p);
+    if (k->through_softmax[0])
+        lf_found(v, "upstream-grad-mismatch/kernel", "called on softmax(input), which softmax saved for its "
+                 "backward: %s", k->through_softmax);
+}
+
+/* A bfloat16 or float16 call: the spec's tolerance covers any correct
+ * kernel's worst case (its terms, rounded several times), so a kernel that
+ * sums a wide row in the low-precision dtype itself can pass it. PyTorch's
+ * own result on this very call (a Python kernel's worker computes it) says
+ * what the dtype costs here: a value may be off the spec by at most 4 times
+ * PyTorch's error, or by one unit of the dtype on its terms plus float32's
+ * accumulation over the input, whichever is larger. Where PyTorch itself
+ * is off the spec's tolerance (a known difference), the spec's rule alone. */
+static void judge_low_precision(const lf_case *c, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *k = &v->kernel;
+    lf_dtype t = s->tol_dtype;
+    if ((t != LF_BF16 && t != LF_F16) || !k->reference || k->n_reference != s->n || k->n != s->n) return;
+    double unit = lf_dtype_eps(t) + (double)c->input.numel * FLT_EPSILON;
+    for (int64_t i = 0; i < s->n; i++) {
+        double sp = s->values[i], sc = s->scales[i], ref = k->reference[i], got = k->values[i];
+        if (sc == LF_SCALE_UNDECIDED || !isfinite(sp) || !isfinite(ref) || !isfinite(got) ||
+            !lf_values_close(sp, sc, ref, t))
+            continue;
+        double terms = fmax(isfinite(sc) ? sc : 0, fabs(sp)), allowed = fmax(unit * terms, 4 * fabs(ref - sp)) + 1e-6;
+        if (fabs(got - sp) <= allowed) continue;
+        lf_found(v, "value-mismatch/kernel", "kernel value[%lld] = %.9g, spec %.9g: off by %.3g where PyTorch's own %s "
+                 "result is off by %.3g (allowed: %.3g, 4 times PyTorch's error or a unit of %s on the terms)",
+                 (long long)i, got, sp, fabs(got - sp), lf_dtype_name(t), fabs(ref - sp), allowed, lf_dtype_name(t));
+        return;
+    }
 }
 
 /* A valid call: the spec's result, shape, dtype and numbers, and no rejection. */
@@ -77,6 +110,7 @@ static void judge_valid(const lf_case *c, lf_verdict *v)
                  lf_dtype_name(s->out_dtype));
     } else {
         lf_compare_values(v, "kernel", k);
+        judge_low_precision(c, v);
         judge_backward(c, v);
     }
 }

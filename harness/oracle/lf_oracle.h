@@ -19,8 +19,9 @@
  * unguarded one must not return a number (kernel-silent/<class>) and may
  * assert only where PyTorch asserts; a kernel that claims backward must leave
  * every tensor it is given as it was (input-modified/kernel) and give the
- * spec's d input (grad-mismatch/kernel, grad-missing/kernel, grad-error/kernel,
- * grad-shape-mismatch/kernel, grad-dtype-mismatch/kernel); an out-of-bounds access
+ * spec's gradients (grad-mismatch/kernel, grad-missing/kernel, grad-error/kernel,
+ * grad-shape-mismatch/kernel, grad-dtype-mismatch/kernel), also when its input
+ * is an output softmax saved (upstream-grad-mismatch/kernel); an out-of-bounds access
  * (oob-read/kernel, oob-write/kernel), a crash or a hang is a finding always.
  * A worker that crashed, hung or broke its device on a path is a finding of
  * its own (crash/, hang/, cuda-error/<path>); a real device assert (hard
