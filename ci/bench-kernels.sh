@@ -54,6 +54,7 @@ if [ ${#kernels[@]} -eq 0 ]; then
              build/examples/kernels/ce_inplace.so "py:$py:rows_buggy" "py:$py:fused_buggy" "py:$py:rows_lowp_sum")
     for k in "${kernels[@]}"; do runs_of+=("fuzz_class $k"); done
     for b in chunked_frozen_crash chunked_mean_of_chunks; do runs_of+=("fuzz_linear py:examples/kernels/ce_linear.py:$b"); done
+    runs_of+=("fuzz_linear build/examples/kernels/ce_linear_buggy.so")
     if .venv/bin/python3 -c "import triton" 2>/dev/null; then # ci/setup.sh puts it there
         for b in upstream_first scalar_none inplace frozen_crash all_ignored_zero; do
             runs_of+=("fuzz_class py:examples/kernels/ce_triton.py:$b")

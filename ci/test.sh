@@ -73,6 +73,7 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
         { echo "ci: the buggy Python kernel's repro fails on the correct one"; exit 1; }
     lin=examples/kernels/ce_linear.py
     correct="fuzz_class=py:$py:rows fuzz_class=py:$py:fused fuzz_linear=py:$lin:composed fuzz_linear=py:$lin:chunked"
+    correct="$correct fuzz_linear=build/examples/kernels/ce_linear.so"
     ! .venv/bin/python3 -c "import triton" 2>/dev/null ||
         correct="$correct fuzz_class=py:examples/kernels/ce_triton.py:cross_entropy"
     for tk in $correct; do

@@ -18,23 +18,7 @@
  *
  * Check one: lossfuzz check --kernel build/examples/kernels/ce_buggy.so regressions/
  * Fuzz one:  ci/fuzz.sh fuzz_class 60 --kernel build/examples/kernels/ce_buggy.so */
-#undef NDEBUG /* the label check stays in release builds, as CUDA_KERNEL_ASSERT does */
-#include <assert.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "lossfuzz/kernel.h"
-
-#ifdef __CUDACC__
-#include <cuda_runtime.h>
-#define CE_DEVICE static __device__ __host__ inline
-#define CE_DEVICE_NAME kDLCUDA
-#else
-#define CE_DEVICE static inline
-#define CE_DEVICE_NAME kDLCPU
-#endif
+#include "ce_example.h"
 
 enum { CE_THREADS = 256, CE_MAX_BLOCKS = 65535 };
 
@@ -55,17 +39,6 @@ typedef struct {
     int reduction;
     char *grad;             /* backward: d input, contiguous like x */
 } ce_args;
-
-CE_DEVICE double load(const char *base, int f64, int64_t i)
-{
-    return f64 ? ((const double *)base)[i] : ((const float *)base)[i];
-}
-
-CE_DEVICE void store(char *base, int f64, int64_t i, double v)
-{
-    if (f64) ((double *)base)[i] = v;
-    else ((float *)base)[i] = (float)v;
-}
 
 /* An online softmax: the largest logit seen and the sum of exp relative to it. */
 typedef struct {
@@ -244,25 +217,7 @@ static int launch_grad(ce_args *a, void *stream)
     return launch_rows(a, stream);
 }
 
-/* Scratch for the rows' losses and weights. */
-static void *scratch_alloc(size_t bytes)
-{
-    void *p = NULL;
-    return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
-}
 
-
-/* Waits for the kernels and frees the scratch: LOSSFUZZ_FAILED with CUDA's
- * error (a device-side assert among them) when they failed. */
-static int finish(void *scratch, void *stream, char *error, size_t size)
-{
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
-    cudaFree(scratch);
-    if (e == cudaSuccess) return LOSSFUZZ_OK;
-    snprintf(error, size, "CUDA: %s", cudaGetErrorString(e));
-    return LOSSFUZZ_FAILED;
-}
 #else
 /* The CPU build: a block's threads run one after another, combined in the same tree. */
 static void block_combine(ce_state *part)
@@ -300,14 +255,6 @@ static int launch_grad(ce_args *a, void *stream)
     return launch_rows(a, stream);
 }
 
-static void *scratch_alloc(size_t bytes) { return malloc(bytes); }
-
-static int finish(void *scratch, void *stream, char *error, size_t size)
-{
-    (void)stream, (void)error, (void)size;
-    free(scratch);
-    return LOSSFUZZ_OK;
-}
 #endif
 
 #if defined(CE_GUARDED)
@@ -322,13 +269,6 @@ static void copy_to_host(void *dst, const void *src, size_t bytes)
 }
 #endif
 
-static int reject(char *error, size_t size, const char *what)
-{
-    snprintf(error, size, "%s", what);
-    return LOSSFUZZ_REJECTED;
-}
-
-static const char *at(const DLTensor *t) { return (const char *)t->data + t->byte_offset; }
 
 /* The call's shapes checked on the host, and its arguments for the kernels. */
 static int prepare(const lossfuzz_call *call, ce_args *a, char *error, size_t size)

@@ -50,7 +50,7 @@ void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
     snprintf(k->name, sizeof k->name, "%s", t->name ? t->name : "(unnamed)");
     snprintf(k->device, sizeof k->device, "%s", t->device == kDLCUDA ? "cuda" : "cpu");
     k->guarded = t->guarded != 0;
-    k->losses = t->losses & ~LOSSFUZZ_LINEAR_CROSS_ENTROPY; /* not in the C call yet */
+    k->losses = t->losses;
     k->input_dtypes = t->input_dtypes;
     k->target_dtypes = t->target_dtypes;
     k->reductions = t->reductions;

@@ -143,58 +143,71 @@ static void check_unchanged(const lf_backend *mem, const given *g, int n, const 
 }
 
 /* The backward call after an ok forward: the upstream gradient in out's
- * dtype, d input into a NaN-filled buffer; r's grad fields say how it went. */
+ * dtype, each gradient asked for (lf_grad_required: d input, and a fused
+ * linear's d weight and d bias) into a NaN-filled buffer, the others NULL;
+ * r's grad parts say how it went. */
 static void run_backward(const lossfuzz_kernel *t, const lf_case *c, const lf_backend *mem, lf_canary_list *l,
                          lossfuzz_call *call, const lf_tensor *out, lf_result *r)
 {
-    lf_tensor up = {0}, grad = {0};
+    lf_tensor up = {0}, grad[LF_GRAD_PARTS] = {{0}};
+    void *dev[LF_GRAD_PARTS] = {NULL};
+    dl_view vup, vgrad[LF_GRAD_PARTS];
+    DLTensor **slot[LF_GRAD_PARTS] = {&call->grad_input, &call->grad_linear_weight, &call->grad_linear_bias};
     char err[512] = "";
     int64_t n = c->backward.n_values;
-    if (n != out->numel || !lf_tensor_alloc(&up, out->dtype, out->ndim, out->shape, err, sizeof err) ||
-        !lf_tensor_alloc(&grad, c->input.dtype, c->input.ndim, c->input.shape, err, sizeof err)) {
+    bool ok = n == out->numel && lf_tensor_alloc(&up, out->dtype, out->ndim, out->shape, err, sizeof err);
+    void *dup = NULL;
+    if (ok) {
+        for (int64_t i = 0; i < n; i++) lf_store_f64(up.data, up.dtype, i, c->backward.values[i]);
+        ok = (dup = lf_canary_add(l, "grad_out", (size_t)n * lf_dtype_size(up.dtype), up.dtype, up.data)) != NULL;
+    }
+    for (int p = 0; ok && p < LF_GRAD_PARTS; p++) {
+        const lf_tensor *of = lf_grad_tensor(c, (lf_grad_part)p);
+        if (!lf_grad_required(c, (lf_grad_part)p)) continue;
+        ok = lf_tensor_alloc(&grad[p], of->dtype, of->ndim, of->shape, err, sizeof err);
+        for (int64_t i = 0; ok && i < grad[p].numel; i++) lf_store_f64(grad[p].data, grad[p].dtype, i, NAN);
+        static const char *const names[] = {"grad_input", "grad_linear_weight", "grad_linear_bias"};
+        ok = ok && (dev[p] = lf_canary_add(l, names[p], (size_t)grad[p].numel * lf_dtype_size(grad[p].dtype),
+                                           grad[p].dtype, grad[p].data)) != NULL;
+        if (ok) view_of(&grad[p], dev[p], call->input->device, &vgrad[p]);
+        if (ok) *slot[p] = &vgrad[p].t;
+    }
+    if (!ok) {
         lf_result_error(r, "backend_error", "RuntimeError", "the backward buffers: %s",
-                        err[0] ? err : "the upstream gradient does not fit the result");
+                        err[0] ? err : "cannot allocate them, or the upstream gradient does not fit the result");
         goto out;
     }
-    for (int64_t i = 0; i < n; i++) lf_store_f64(up.data, up.dtype, i, c->backward.values[i]);
-    for (int64_t i = 0; i < grad.numel; i++) lf_store_f64(grad.data, grad.dtype, i, NAN);
-    void *dup = lf_canary_add(l, "grad_out", (size_t)n * lf_dtype_size(up.dtype), up.dtype, up.data);
-    void *dgrad = lf_canary_add(l, "grad_input", (size_t)grad.numel * lf_dtype_size(grad.dtype), grad.dtype, grad.data);
-    if (!dup || !dgrad) {
-        lf_result_error(r, "backend_error", "RuntimeError", "cannot allocate the backward buffers");
-        goto out;
-    }
-    dl_view vup, vgrad;
     view_of(&up, dup, call->input->device, &vup);
-    view_of(&grad, dgrad, call->input->device, &vgrad);
     call->grad_out = &vup.t;
-    call->grad_input = &vgrad.t;
     lf_fence_watch(l);
     int rc = t->backward(call, err, sizeof err);
     lf_fence_watch(NULL);
-    call->grad_out = NULL;
-    call->grad_input = NULL;
     err[sizeof err - 1] = 0;
     if (!lf_canary_check(l, r)) goto out; /* r: oob_write */
-    if (rc != LOSSFUZZ_OK) {
-        r->grad[LF_GRAD_INPUT].state = LF_GRAD_ERROR;
-        snprintf(r->grad[LF_GRAD_INPUT].message, sizeof r->grad[LF_GRAD_INPUT].message, "backward returned %d%s: %s", rc,
-                 rc == LOSSFUZZ_REJECTED ? " (rejected)" : "", err);
-        goto out;
+    for (int p = 0; p < LF_GRAD_PARTS; p++) {
+        lf_grad *g = &r->grad[p];
+        size_t bytes = (size_t)grad[p].numel * lf_dtype_size(grad[p].dtype);
+        if (!dev[p]) continue;
+        if (rc != LOSSFUZZ_OK) {
+            g->state = LF_GRAD_ERROR;
+            snprintf(g->message, sizeof g->message, "backward returned %d%s: %s", rc,
+                     rc == LOSSFUZZ_REJECTED ? " (rejected)" : "", err);
+            continue;
+        }
+        if (mem->to_host(grad[p].data, dev[p], bytes) || !(g->values = malloc(sizeof(double) * ((size_t)grad[p].numel + 1)))) {
+            lf_result_error(r, "backend_error", "RuntimeError", "cannot read the kernel's gradient back");
+            goto out;
+        }
+        for (int64_t i = 0; i < grad[p].numel; i++) g->values[i] = lf_load_f64(grad[p].data, grad[p].dtype, i);
+        g->n = grad[p].numel;
+        g->dtype = grad[p].dtype;
+        g->state = LF_GRAD_OK;
     }
-    size_t bytes = (size_t)grad.numel * lf_dtype_size(grad.dtype);
-    lf_grad *g = &r->grad[LF_GRAD_INPUT];
-    if (mem->to_host(grad.data, dgrad, bytes) || !(g->values = malloc(sizeof(double) * ((size_t)grad.numel + 1)))) {
-        lf_result_error(r, "backend_error", "RuntimeError", "cannot read the kernel's gradient back");
-        goto out;
-    }
-    for (int64_t i = 0; i < grad.numel; i++) g->values[i] = lf_load_f64(grad.data, grad.dtype, i);
-    g->n = grad.numel;
-    g->dtype = grad.dtype;
-    g->state = LF_GRAD_OK;
 out:
+    call->grad_out = NULL;
+    for (int p = 0; p < LF_GRAD_PARTS; p++) *slot[p] = NULL;
     lf_tensor_free(&up);
-    lf_tensor_free(&grad);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) lf_tensor_free(&grad[p]);
 }
 
 void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backend *mem, lf_result *r)
@@ -211,20 +224,26 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
     }
     lf_canary_list l;
     lf_canary_begin(&l, mem);
-    given g[4] = {{"input", &c->input, NULL}, {"target", &c->target, NULL}, {"weight", &c->weight, NULL},
-                  {"pos_weight", &c->pos_weight, NULL}};
-    for (int i = 0; i < 4; i++) g[i].dev = lf_device_copy(&l, g[i].name, g[i].t);
+    given g[LF_CASE_TENSORS];
+    bool copied = true;
+    for (int i = 0; i < LF_CASE_TENSORS; i++) {
+        g[i] = (given){lf_case_tensor_names[i], lf_case_tensor_const(c, i), NULL};
+        g[i].dev = lf_device_copy(&l, g[i].name, g[i].t);
+        copied &= !g[i].t->present || g[i].dev;
+    }
     void *o = lf_canary_add(&l, "out", (size_t)out.numel * lf_dtype_size(out_dtype), out_dtype, NULL);
-    if (!g[0].dev || !g[1].dev || (c->weight.present && !g[2].dev) || (c->pos_weight.present && !g[3].dev) || !o) {
+    if (!copied || !o) {
         lf_result_error(r, "backend_error", "RuntimeError", "cannot allocate or copy the case's buffers");
     } else {
-        dl_view v[4], vout;
-        for (int i = 0; i < 4; i++)
+        dl_view v[LF_CASE_TENSORS], vout;
+        const DLTensor *dl[LF_CASE_TENSORS];
+        for (int i = 0; i < LF_CASE_TENSORS; i++) {
             if (g[i].dev) view_of(g[i].t, g[i].dev, dev, &v[i]);
+            dl[i] = g[i].dev ? &v[i].t : NULL;
+        }
         view_of(&out, o, dev, &vout);
         lossfuzz_call call = {lf_kernel_loss_bit(c), (int)c->reduction, c->ignore_index, c->label_smoothing,
-                              &v[0].t, &v[1].t, g[2].dev ? &v[2].t : NULL, g[3].dev ? &v[3].t : NULL, &vout.t, NULL,
-                              NULL, NULL};
+                              dl[0], dl[1], dl[2], dl[3], &vout.t, NULL, NULL, NULL, dl[4], dl[5], NULL, NULL};
         lf_fence_watch(&l);
         int rc = t->forward(&call, err, sizeof err);
         lf_fence_watch(NULL);
@@ -233,11 +252,13 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
         else if (rc == LOSSFUZZ_REJECTED) lf_result_error(r, "kernel_rejected", "RuntimeError", "%s", err);
         else lf_result_error(r, "kernel_failed", "RuntimeError", "forward returned %d: %s", rc, err);
         if (rc != LOSSFUZZ_OK) lf_canary_check(&l, r); /* a write out of bounds outranks the answer */
-        if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, 4, "in forward", r);
-        /* Backward when asked for: only a call whose input requires grad has one. */
-        if (r->kind == LF_OUTCOME_OK && t->backward && c->backward.values && c->backward.input_requires_grad) {
+        if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, LF_CASE_TENSORS, "in forward", r);
+        /* Backward when asked for: a call with a tensor that requires grad. */
+        bool wanted = false;
+        for (int p = 0; p < LF_GRAD_PARTS; p++) wanted |= lf_grad_required(c, (lf_grad_part)p);
+        if (r->kind == LF_OUTCOME_OK && t->backward && c->backward.values && wanted) {
             run_backward(t, c, mem, &l, &call, &out, r);
-            if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, 4, "in backward", r);
+            if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, LF_CASE_TENSORS, "in backward", r);
         }
     }
     lf_canary_end(&l);

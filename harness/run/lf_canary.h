@@ -21,7 +21,7 @@
 #include "lf_result.h"
 
 #define LF_CANARY_BYTES 256 /* a multiple of cudaMalloc's alignment, so the data keeps it */
-#define LF_CANARY_MAX 8     /* buffers of one call: input .. rec */
+#define LF_CANARY_MAX 12    /* buffers of one call: input .. rec, or a kernel's six tensors, out and four gradients */
 
 struct lf_backend;
 

@@ -51,12 +51,15 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
     /* An infinite weight times an lp that float may round to 0: inf or NaN. */
     if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     /* -(input * weight).sum(class_dim): each product, then the row sum, stored in the input dtype */
+    double finite = 0; /* the finite products' magnitude: past the dtype's range, float's sum overflows by its order */
     for (int64_t k = 0; p->label_smoothing > 0 && k < p->C; k++) {
         double term = c->weight.present ? lf_dtype_round(c->input.dtype, lf_spec_weight(c, k) * lp[k]) : lp[k];
+        if (isfinite(term)) finite += fabs(term);
         t.smooth -= term;
         t.smooth_mag += fabs(lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
         if (isinf(lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     }
+    if (finite > lf_dtype_max(c->input.dtype)) t.undecided = true; /* inf, NaN or a number */
     t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
     return t;
 }

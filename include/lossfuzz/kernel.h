@@ -41,9 +41,14 @@
  * forward) and grad_input (in backward) may change: lossfuzz compares each
  * with a copy taken before the call.
  *
+ * A fused linear + cross-entropy's backward fills each of grad_input,
+ * grad_linear_weight and grad_linear_bias that is not NULL (those whose
+ * tensor requires grad); it is called when any one is asked for.
+ *
  * Version history: 1 forward only; 2 adds backward (grad_out, grad_input
- * and the table's backward, each appended, so a version 1 kernel's source
- * builds unchanged against this header). */
+ * and the table's backward) and fused linear + cross-entropy (the linear_*
+ * fields), each appended, so a version 1 kernel's source builds unchanged
+ * against this header. */
 #ifndef LOSSFUZZ_KERNEL_H
 #define LOSSFUZZ_KERNEL_H
 
@@ -64,9 +69,11 @@ extern "C" {
 #define LOSSFUZZ_NLL 0x4u                /* F.nll_loss (input: log-probabilities) */
 #define LOSSFUZZ_BCE_WITH_LOGITS 0x8u    /* F.binary_cross_entropy_with_logits */
 /* Fused linear + cross-entropy, cross_entropy(linear(input, linear_weight,
- * linear_bias), target, ...): Python callables only so far (their signature
- * (input, linear_weight, target, linear_bias=None, weight=None, ...)); a C
- * table claiming it is never sent such a case. */
+ * linear_bias), target, ...): input the hidden states [N, H] or [H],
+ * lossfuzz_call's linear_weight [V, H] and linear_bias [V] (or NULL), all of
+ * one float dtype; class-index targets, the result as cross_entropy's. A
+ * Python callable's signature: (input, linear_weight, target,
+ * linear_bias=None, weight=None, ...). */
 #define LOSSFUZZ_LINEAR_CROSS_ENTROPY 0x10u
 
 /* Reductions (lossfuzz_call.reduction; a bit each in .reductions). */
@@ -114,7 +121,13 @@ typedef struct {
     void *stream;               /* CUDA: the cudaStream_t to launch on (NULL: the default stream) */
     /* Backward only (NULL in forward): */
     const DLTensor *grad_out;   /* the upstream gradient, out's shape and dtype */
-    DLTensor *grad_input;       /* d loss / d input: the input's shape and dtype, contiguous */
+    DLTensor *grad_input;       /* d loss / d input: the input's shape and dtype, contiguous;
+                                 * NULL when the input does not require grad (a fused linear's) */
+    /* Fused linear + cross-entropy only (NULL otherwise): */
+    const DLTensor *linear_weight;  /* [V, H] */
+    const DLTensor *linear_bias;    /* [V], or NULL */
+    DLTensor *grad_linear_weight;   /* backward: d loss / d linear_weight, or NULL when not asked for */
+    DLTensor *grad_linear_bias;     /* backward: d loss / d linear_bias, or NULL */
 } lossfuzz_call;
 
 typedef struct {
