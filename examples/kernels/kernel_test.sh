@@ -84,6 +84,13 @@ expect 1 "grad-error/kernel: backward failed: UnboundLocalError" "$lossfuzz" che
     --kernel "py:$lin:chunked_frozen_crash" "$cases/linear_frozen_hidden.json"
 expect 1 "value-mismatch/kernel: kernel value[0] = 2.03" "$lossfuzz" check \
     --kernel "py:$lin:chunked_mean_of_chunks" "$cases/linear_uneven_chunks.json"
+# Minimized, its vocabulary and hidden size shrink with it (the weight's rows and columns).
+min=$(mktemp -d)
+expect 0 "value-mismatch/kernel" "$lossfuzz" minimize --kernel "py:$lin:chunked_mean_of_chunks" --out "$min" \
+    "$cases/linear_uneven_chunks.json"
+if grep -q '"linear_weight": {"dtype": "float32", "shape": \[[1-4], [1-7]\]' "$min"/*.json; then ok; else
+    fail "the minimized fused linear case keeps its vocabulary or hidden size: $(cat "$min"/*.json)"; fi
+rm -rf "$min"
 # Triton kernels in Triton's interpreter, when .venv has triton (ci/setup.sh).
 if .venv/bin/python3 -c "import triton" 2>/dev/null; then
     tr=examples/kernels/ce_triton.py cases=examples/kernels/cases

@@ -88,18 +88,42 @@ static int follower_dim(const lf_case *c, int which, int d)
  * labels inside them to lo, as one class at a time from the top would: a
  * label that was C (out of range by one) stays C, so the bug is kept while C
  * shrinks. */
-static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
+static void shift_labels(const lf_case *c, int64_t lo, int64_t hi, lf_case *out)
 {
-    bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY &&
-                         follower_dim(c, 1, d) < 0 &&
-                         d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
-    if (!class_targets) return;
     for (int64_t k = 0; k < out->target.numel; k++) {
         int64_t t = lf_load_i64(out->target.data, out->target.dtype, k);
         if (t <= lo || t == c->ignore_index) continue;
         lf_store_i64(out->target.data, out->target.dtype, k, t >= hi ? t - (hi - lo) : lo);
     }
     out->target.generated = false;
+}
+
+static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
+{
+    bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY &&
+                         follower_dim(c, 1, d) < 0 &&
+                         d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
+    if (class_targets) shift_labels(c, lo, hi, out);
+}
+
+/* A fused linear's vocabulary without entries [lo, hi): rows of its weight,
+ * of its bias and of the class weight (each where it has V of them), and
+ * the labels above them moved down, as shift_labels moves them. */
+static bool cut_vocabulary(const lf_case *c, int64_t lo, int64_t hi, lf_case *out)
+{
+    int64_t V = c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;
+    if (V < 0 || !lf_case_copy(c, out)) return false;
+    lf_tensor *ts[3] = {&out->linear_weight, &out->linear_bias, &out->weight};
+    const lf_tensor *orig[3] = {&c->linear_weight, &c->linear_bias, &c->weight};
+    for (int k = 0; k < 3; k++) {
+        lf_tensor next;
+        if (!orig[k]->present || orig[k]->ndim < 1 || orig[k]->shape[0] != V) continue;
+        if (!lf_tensor_remove_range(orig[k], 0, lo, hi, &next)) { lf_case_free(out); return false; }
+        lf_tensor_free(ts[k]);
+        *ts[k] = next;
+    }
+    if (!lf_dtype_is_float(c->target.dtype)) shift_labels(c, lo, hi, out);
+    return true;
 }
 
 /* The case with input dim d cut (drop: the whole dim; else slices [lo, hi) removed). */
@@ -183,6 +207,14 @@ static bool shrink_shapes(ctx *x, lf_case *c)
                 hi = lo;
             }
     }
+    /* a fused linear's vocabulary, the user's classes kept as shrink_shapes keeps them */
+    for (int64_t k = c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] / 2 : 0; k >= 1 && !x->keep_layout &&
+         !stopped(x); k /= 2)
+        for (int64_t hi = c->linear_weight.shape[0]; hi > 0 && !stopped(x);) {
+            int64_t lo = hi > k ? hi - k : 0;
+            if (cut_vocabulary(c, lo, hi, &cand) && try_candidate(x, c, &cand)) changed = true;
+            hi = lo;
+        }
     return changed;
 }
 
