@@ -69,7 +69,7 @@ CE_DEVICE void row(const lin_args *a, int64_t i)
 {
     int64_t label = a->labels[i * a->ts];
     if (label == a->ignore_index) {
-        a->row_loss[i] = a->kept[i] = 0;
+        if (!a->g) a->row_loss[i] = a->kept[i] = 0; /* backward: kept[0] holds the count */
         for (int64_t k = 0; a->g && a->gh && k < a->hdim; k++) store(a->gh, a->f64, i * a->hdim + k, 0);
         return;
     }

@@ -25,9 +25,9 @@ expect 1 "grad-mismatch/kernel: d input[4]" cuda --kernel "$dir/ce_cuda_buggy_gr
     examples/kernels/cases/upstream_none.json
 expect 1 "input-modified/kernel: the kernel changed its input (in forward)" cuda \
     --kernel "$dir/ce_cuda_inplace.so" examples/kernels/cases/upstream_none.json
-expect 0 "3 passed, 0 failed, 0 unusable" cuda --kernel "$dir/ce_cuda_linear.so" \
+expect 0 "4 passed, 0 failed, 0 unusable" cuda --kernel "$dir/ce_cuda_linear.so" \
     examples/kernels/cases/linear_none.json examples/kernels/cases/linear_frozen_hidden.json \
-    examples/kernels/cases/linear_uneven_chunks.json
+    examples/kernels/cases/linear_uneven_chunks.json examples/kernels/cases/linear_mean_first_ignored.json
 expect 1 "grad-mismatch/kernel: d linear_bias[0]" cuda --kernel "$dir/ce_cuda_linear_buggy.so" \
     examples/kernels/cases/linear_none.json
 finish
