@@ -29,6 +29,13 @@ expect 0 "4 passed, 0 failed, 0 unusable" "$lossfuzz" check --kernel "$dir/ce_li
     examples/kernels/cases/linear_uneven_chunks.json examples/kernels/cases/linear_mean_first_ignored.json
 expect 1 "grad-mismatch/kernel: d linear_bias[0]" "$lossfuzz" check --kernel "$dir/ce_linear_buggy.so" \
     examples/kernels/cases/linear_none.json
+# A backward finding's regression spells out its upstream gradient's seed and kind.
+min=$(mktemp -d)
+expect 0 "grad-mismatch/kernel" "$lossfuzz" minimize --kernel "$dir/ce_buggy_grad.so" --out "$min" \
+    examples/kernels/cases/upstream_none.json
+if grep -q '"backward": {"seed": 11, "upstream": "random", "input_requires_grad": true}' "$min"/*.json; then ok; else
+    fail "the minimized backward finding does not record its backward half: $(cat "$min"/*.json)"; fi
+rm -rf "$min"
 # A case outside the claims is skipped and counted, not judged.
 expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --kernel "$dir/ce_plain.so" \
     "$regressions/bce_infinite_logits.json"

@@ -343,6 +343,8 @@ void lf_make_regression(lf_case *c, const char *signature, const char *kernel)
     snprintf(c->expect_hint, sizeof c->expect_hint, "%s", hint ? hint + 1 : "");
     snprintf(c->note, sizeof c->note, "minimized by lossfuzz; signature %s%s%s", signature,
              kernel ? "; kernel under test: " : "", kernel ? kernel : "");
+    /* a finding of the backward half spells out its upstream gradient and requires_grad flags */
+    if (kernel && (strstr(signature, "grad-") || strstr(signature, "input-modified"))) c->backward.given = true;
     lf_result_free(&spec);
     free(c->expect_value);
     c->expect_value = NULL;
