@@ -290,7 +290,7 @@ static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const 
         if (!s->has_active && !take_over(x, s, err, sizeof err)) break;
         lf_proc *p = &s->active;
         lf_wire_layout l;
-        lf_wire_layout_of(c, n, &l);
+        lf_wire_layout_of(c, paths, n, &l);
         if (!lf_proc_shm_reserve(p, l.shm_size)) {
             snprintf(err, sizeof err, "cannot make %zu bytes of shared memory for the case", l.shm_size);
             break;

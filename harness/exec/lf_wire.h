@@ -76,9 +76,10 @@ const char *lf_wire_path_name(lf_wire_path p);
 #define LF_WIRE_MAX_PATHS 2
 
 /* Bytes of shared memory a case needs: its tensors, then out_cap float64
- * values for each of n_paths results. */
+ * values for each of the n_paths results (a kernel's gradients included,
+ * and on a bfloat16/float16 call PyTorch's result that its worker adds). */
 typedef struct { size_t shm_size, out_at; int64_t out_cap; } lf_wire_layout;
-void lf_wire_layout_of(const lf_case *c, int n_paths, lf_wire_layout *l);
+void lf_wire_layout_of(const lf_case *c, const lf_wire_path *paths, int n_paths, lf_wire_layout *l);
 
 /* The request line (malloc'd, ends in "\n"); copies the tensors into shm,
  * which has l->shm_size bytes. */

@@ -211,7 +211,7 @@ static void a_request_round_trips(void **state)
     tensor(&c.pos_weight, LF_F16, 1, (int64_t[]){4});
     const lf_wire_path paths[2] = {LF_WIRE_GUARD, LF_WIRE_REFERENCE};
     lf_wire_layout l;
-    lf_wire_layout_of(&c, 2, &l);
+    lf_wire_layout_of(&c, paths, 2, &l);
     test_shm s;
     shm_open_size(&s, l.shm_size);
     char *line = lf_wire_request(42, paths, 2, &c, &l, s.base);
