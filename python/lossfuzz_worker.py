@@ -32,6 +32,16 @@ TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias")
 # The tensors a gradient is asked of (lf_grad_part's order), with the flag that asks.
 GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
               ("linear_bias", "linear_bias_requires_grad"))
+
+
+def positional(loss):
+    """The names of a loss function's positional tensors, in order."""
+    return ("input", "linear_weight", "target") if loss == LINEAR else ("input", "target")
+
+
+def one_line(exc):
+    """An exception as the protocol carries it: its type and first line."""
+    return ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]
 DEFAULTS = {"ignore_index": -100, "label_smoothing": 0.0}
 # Text of an exception from a CUDA context that is broken for good.
 DEAD_CONTEXT = ("device-side assert", "CUDA error")
@@ -142,8 +152,7 @@ class Worker:
         for k in OPTIONS[case.loss]:
             if k in case.doc and case.doc[k] != DEFAULTS.get(k):
                 kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
-        tensors = ("input", "linear_weight", "target") if case.loss == LINEAR else ("input", "target")
-        return tuple(self.tensor(case.doc[k]) for k in tensors), kwargs
+        return tuple(self.tensor(case.doc[k]) for k in positional(case.loss)), kwargs
 
     def run_path(self, case, values_at, cap):
         """One path's result dict; its values go to the shared memory. The
@@ -152,12 +161,12 @@ class Worker:
         args, kwargs = self.arguments(case)  # outside the try: a bad request is no torch error
         backward = case.doc.get("backward") if self.path == "kernel" else None
         upstream = self.tensor(backward["upstream"]) if backward else None
-        names = ("input", "linear_weight", "target") if case.loss == LINEAR else ("input", "target")
-        given = list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in TENSOR_OPTIONS]
+        given = list(zip(positional(case.loss), args)) + [(k, v) for k, v in kwargs.items() if k in TENSOR_OPTIONS]
         before = [(name, t.detach().clone()) for name, t in given] if self.path == "kernel" else []
         # The tensors asked for a gradient, each made to require one where its dtype can.
-        wanted = [(name, dict(given)[name]) for name, flag in GRAD_PARTS
-                  if backward and backward.get(flag) and name in dict(given)]
+        by_name = dict(given)
+        wanted = [(name, by_name[name]) for name, flag in GRAD_PARTS
+                  if backward and backward.get(flag) and name in by_name]
         for _, t in wanted:
             if t.is_floating_point():
                 t.requires_grad_(True)
@@ -170,7 +179,7 @@ class Worker:
                 raise  # main() answers "dead"
             return error_result(case, exc, self.path == "kernel")
         n = values.numel()
-        room = cap - (sum(t.numel() for _, t in given if _ in dict(GRAD_PARTS)) if backward else 0)
+        room = cap - (sum(by_name[name].numel() for name, _ in GRAD_PARTS if name in by_name) if backward else 0)
         if n > room:
             return {"outcome": "host_error", "error": "result_too_large",
                     "message": "%d values, room for %d" % (n, room)}
@@ -218,8 +227,7 @@ class Worker:
             seed = upstream.to(result.dtype).reshape(result.shape)
             gs = torch.autograd.grad(result, [t for _, t in able], seed, allow_unused=True)
         except Exception as exc:  # the kernel's backward raised
-            message = ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]
-            return dict(out, **{name: {"state": "error", "message": message} for name, _ in able})
+            return dict(out, **{name: {"state": "error", "message": one_line(exc)} for name, _ in able})
         for (name, _), g in zip(able, gs):
             if g is None:
                 out[name] = {"state": "missing", "message": "the graph does not reach the %s" % name}
@@ -232,15 +240,14 @@ class Worker:
     def reference(self, case, args, kwargs):
         """PyTorch's own values on the call, for a bfloat16 or float16 input
         (the measure of what the dtype costs: lossfuzz_kernel_verdict's
-        judge_low_precision), from copies; None where PyTorch raises."""
+        judge_low_precision), before the kernel runs; None where PyTorch
+        raises. PyTorch's losses leave their inputs as they are."""
         torch = self.torch
         if args[0].dtype not in (torch.bfloat16, torch.float16):
             return None
-        copies = tuple(a.detach().clone() for a in args)
-        options = {k: v.detach().clone() if hasattr(v, "detach") else v for k, v in kwargs.items()}
         try:
             with torch.no_grad():
-                return self.torch_fns[case.loss](*copies, **options).double().flatten().cpu()
+                return self.torch_fns[case.loss](*args, **kwargs).double().flatten().cpu()
         except Exception:  # PyTorch rejects it: the spec's rule alone
             return None
 
@@ -266,7 +273,7 @@ class Worker:
             seed = upstream.to(result.dtype).reshape(result.shape)
             got, dy = torch.autograd.grad(result, [leaf, y], seed, allow_unused=True)
         except Exception as exc:
-            return ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]
+            return one_line(exc)
         if got is None or dy is None:
             return None
         fresh = leaf.detach().clone().requires_grad_(True)

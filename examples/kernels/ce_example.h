@@ -1,7 +1,7 @@
 /* ce_example.h - what the example kernels share to build from one source
  * twice: by nvcc for CUDA (kDLCUDA, device pointers) and by the C compiler
  * for the CPU (kDLCPU, host pointers): CE_DEVICE functions, float32/float64
- * loads and stores, the scratch, waiting for the kernels, and rejections. */
+ * loads and stores, the rows' scratch, waiting for the kernels, and rejections. */
 #ifndef CE_EXAMPLE_H
 #define CE_EXAMPLE_H
 
@@ -72,5 +72,19 @@ static inline int finish(void *scratch, void *stream, char *error, size_t size)
     return LOSSFUZZ_OK;
 }
 #endif
+
+/* Two arrays of a double per row in one scratch allocation (finish frees
+ * it through the first): LOSSFUZZ_OK, or LOSSFUZZ_FAILED saying why. */
+static inline int scratch_rows(int64_t rows, double **first, double **second, char *error, size_t size)
+{
+    size_t n = (size_t)(rows ? rows : 1);
+    *first = (double *)scratch_alloc(sizeof(double) * 2 * n);
+    if (!*first) {
+        snprintf(error, size, "cannot allocate %lld rows of scratch", (long long)rows);
+        return LOSSFUZZ_FAILED;
+    }
+    *second = *first + n;
+    return LOSSFUZZ_OK;
+}
 
 #endif

@@ -196,13 +196,7 @@ static int prepare(const lossfuzz_call *call, lin_args *a, char *error, size_t s
     a->ts = batched ? t->strides[0] : 0;
     a->ignore_index = call->ignore_index;
     a->reduction = call->reduction;
-    a->row_loss = (double *)scratch_alloc(sizeof(double) * 2 * (size_t)(a->n ? a->n : 1));
-    if (!a->row_loss) {
-        snprintf(error, size, "cannot allocate %lld rows of scratch", (long long)a->n);
-        return LOSSFUZZ_FAILED;
-    }
-    a->kept = a->row_loss + (a->n ? a->n : 1);
-    return LOSSFUZZ_OK;
+    return scratch_rows(a->n, &a->row_loss, &a->kept, error, size);
 }
 
 static int forward(const lossfuzz_call *call, char *error, size_t size)

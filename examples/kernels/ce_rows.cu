@@ -316,13 +316,7 @@ static int prepare(const lossfuzz_call *call, ce_args *a, char *error, size_t si
     free(labels);
     if (bad >= 0) return LOSSFUZZ_REJECTED;
 #endif
-    a->row_loss = (double *)scratch_alloc(sizeof(double) * 2 * (size_t)(a->n ? a->n : 1));
-    if (!a->row_loss) {
-        snprintf(error, size, "cannot allocate %lld rows of scratch", (long long)a->n);
-        return LOSSFUZZ_FAILED;
-    }
-    a->row_weight = a->row_loss + (a->n ? a->n : 1);
-    return LOSSFUZZ_OK;
+    return scratch_rows(a->n, &a->row_loss, &a->row_weight, error, size);
 }
 
 static int forward(const lossfuzz_call *call, char *error, size_t size)

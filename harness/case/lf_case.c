@@ -179,22 +179,24 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s takes no %s", extra, lf_loss_name(c->loss), extra);
         return false;
     }
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY && !c->linear_weight.present) {
-        snprintf(err, errlen, "linear_weight: linear_cross_entropy needs linear_weight ([V, H] for input [N, H])");
-        return false;
-    }
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY && (c->input.ndim < 1 || c->input.ndim > 2)) {
-        snprintf(err, errlen, "input: linear_cross_entropy takes hidden states [N, H] or [H], not %d-D", c->input.ndim);
-        return false;
-    }
-    /* F.linear's answers to mixed dtypes depend on the shapes (an empty product
-     * skips the check in torch 1.13) and are not cross-entropy's: not modelled */
-    const lf_tensor *lw = &c->linear_weight, *lb = &c->linear_bias;
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY &&
-        (lw->dtype != c->input.dtype || (lb->present && (lb->dtype != c->input.dtype || lb->ndim > 1)))) {
-        snprintf(err, errlen, "linear_weight, linear_bias: lossfuzz models linear_cross_entropy with input, "
-                 "linear_weight and linear_bias of one dtype, the bias [V], [1] or []");
-        return false;
+    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) {
+        const lf_tensor *lw = &c->linear_weight, *lb = &c->linear_bias;
+        if (!lw->present) {
+            snprintf(err, errlen, "linear_weight: linear_cross_entropy needs linear_weight ([V, H] for input [N, H])");
+            return false;
+        }
+        if (c->input.ndim < 1 || c->input.ndim > 2) {
+            snprintf(err, errlen, "input: linear_cross_entropy takes hidden states [N, H] or [H], not %d-D",
+                     c->input.ndim);
+            return false;
+        }
+        /* F.linear's answers to mixed dtypes depend on the shapes (an empty
+         * product skips the check in torch 1.13) and are not cross-entropy's: not modelled */
+        if (lw->dtype != c->input.dtype || (lb->present && (lb->dtype != c->input.dtype || lb->ndim > 1))) {
+            snprintf(err, errlen, "linear_weight, linear_bias: lossfuzz models linear_cross_entropy with input, "
+                     "linear_weight and linear_bias of one dtype, the bias [V], [1] or []");
+            return false;
+        }
     }
     if (c->loss == LF_LOSS_NLL && c->has_label_smoothing) {
         snprintf(err, errlen, "label_smoothing: nll_loss takes no label_smoothing (cross_entropy does)");

@@ -117,9 +117,8 @@ typedef struct {
 } lf_case;
 
 /* The case's tensors in one order, for what treats them alike (copies,
- * the wire, the minimizer): input, target, weight, pos_weight,
- * linear_weight, linear_bias. */
-#define LF_CASE_TENSORS 6
+ * the wire, the minimizer), by these indices. */
+enum { LF_T_INPUT, LF_T_TARGET, LF_T_WEIGHT, LF_T_POS_WEIGHT, LF_T_LINEAR_WEIGHT, LF_T_LINEAR_BIAS, LF_CASE_TENSORS };
 extern const char *const lf_case_tensor_names[LF_CASE_TENSORS];
 lf_tensor *lf_case_tensor(lf_case *c, int k);
 const lf_tensor *lf_case_tensor_const(const lf_case *c, int k);

@@ -249,7 +249,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         return fail(e, "input.dtype: %s logits are not supported (use a floating dtype)",
                     lf_dtype_name(c->input.dtype));
     if (!parse_tensor(json_object_get(root, "target"), "target", &c->target, e)) return false;
-    for (int k = 2; k < LF_CASE_TENSORS; k++) /* the optional ones */
+    for (int k = LF_T_WEIGHT; k < LF_CASE_TENSORS; k++) /* the optional ones */
         if ((v = json_object_get(root, lf_case_tensor_names[k])) && !json_is_null(v) &&
             !parse_tensor(v, lf_case_tensor_names[k], lf_case_tensor(c, k), e)) return false;
     if ((v = json_object_get(root, "ignore_index"))) {

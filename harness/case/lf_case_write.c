@@ -111,7 +111,7 @@ char *lf_case_to_json(const lf_case *c)
     if (c->note[0]) { put(&b, ",\n \"note\": "); put_string(&b, c->note); }
     put_tensor(&b, "input", &c->input);
     put_tensor(&b, "target", &c->target);
-    for (int k = 2; k < LF_CASE_TENSORS; k++)
+    for (int k = LF_T_WEIGHT; k < LF_CASE_TENSORS; k++) /* the optional ones */
         if (lf_case_tensor_const(c, k)->present) put_tensor(&b, lf_case_tensor_names[k], lf_case_tensor_const(c, k));
     if (c->has_ignore_index) put(&b, ",\n \"ignore_index\": %lld", (long long)c->ignore_index);
     if (c->has_reduction) { put(&b, ",\n \"reduction\": "); put_string(&b, c->reduction_name); }

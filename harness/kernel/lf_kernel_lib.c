@@ -243,7 +243,8 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
         }
         view_of(&out, o, dev, &vout);
         lossfuzz_call call = {lf_kernel_loss_bit(c), (int)c->reduction, c->ignore_index, c->label_smoothing,
-                              dl[0], dl[1], dl[2], dl[3], &vout.t, NULL, NULL, NULL, dl[4], dl[5], NULL, NULL};
+                              dl[LF_T_INPUT], dl[LF_T_TARGET], dl[LF_T_WEIGHT], dl[LF_T_POS_WEIGHT], &vout.t, NULL,
+                              NULL, NULL, dl[LF_T_LINEAR_WEIGHT], dl[LF_T_LINEAR_BIAS], NULL, NULL};
         lf_fence_watch(&l);
         int rc = t->forward(&call, err, sizeof err);
         lf_fence_watch(NULL);

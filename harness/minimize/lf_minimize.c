@@ -76,9 +76,9 @@ static int follower_dim(const lf_case *c, int which, int d)
     bool linear = c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY;
     int class_dim = in->ndim == 1 ? 0 : 1, k = -1;
     if (!t->present) return -1;
-    if (which == 0) k = d;
-    else if (which == 1) k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
-    else if (linear) k = which == 4 && d == class_dim ? 1 : -1;
+    if (which == LF_T_INPUT) k = d;
+    else if (which == LF_T_TARGET) k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
+    else if (linear) k = which == LF_T_LINEAR_WEIGHT && d == class_dim ? 1 : -1;
     else if (c->loss == LF_LOSS_BCE_WITH_LOGITS) k = d - (in->ndim - t->ndim); /* trailing broadcast */
     else k = d == class_dim && t->ndim == 1 ? 0 : -1;
     return k >= 0 && k < t->ndim && t->shape[k] == in->shape[d] ? k : -1;
@@ -101,7 +101,7 @@ static void shift_labels(const lf_case *c, int64_t lo, int64_t hi, lf_case *out)
 static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
 {
     bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY &&
-                         follower_dim(c, 1, d) < 0 &&
+                         follower_dim(c, LF_T_TARGET, d) < 0 &&
                          d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
     if (class_targets) shift_labels(c, lo, hi, out);
 }
@@ -113,14 +113,14 @@ static bool cut_vocabulary(const lf_case *c, int64_t lo, int64_t hi, lf_case *ou
 {
     int64_t V = c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;
     if (V < 0 || !lf_case_copy(c, out)) return false;
-    lf_tensor *ts[3] = {&out->linear_weight, &out->linear_bias, &out->weight};
-    const lf_tensor *orig[3] = {&c->linear_weight, &c->linear_bias, &c->weight};
+    static const int vocabulary[] = {LF_T_LINEAR_WEIGHT, LF_T_LINEAR_BIAS, LF_T_WEIGHT};
     for (int k = 0; k < 3; k++) {
+        const lf_tensor *orig = lf_case_tensor_const(c, vocabulary[k]);
         lf_tensor next;
-        if (!orig[k]->present || orig[k]->ndim < 1 || orig[k]->shape[0] != V) continue;
-        if (!lf_tensor_remove_range(orig[k], 0, lo, hi, &next)) { lf_case_free(out); return false; }
-        lf_tensor_free(ts[k]);
-        *ts[k] = next;
+        if (!orig->present || orig->ndim < 1 || orig->shape[0] != V) continue;
+        if (!lf_tensor_remove_range(orig, 0, lo, hi, &next)) { lf_case_free(out); return false; }
+        lf_tensor_free(lf_case_tensor(out, vocabulary[k]));
+        *lf_case_tensor(out, vocabulary[k]) = next;
     }
     if (!lf_dtype_is_float(c->target.dtype)) shift_labels(c, lo, hi, out);
     return true;
@@ -250,11 +250,12 @@ static bool simplify_dtypes(ctx *x, lf_case *c)
 {
     lf_case cand;
     bool changed = false;
-    for (int k = 0; k < 4 && !stopped(x); k++) {
-        const lf_dtype want = k == 1 && !lf_dtype_is_float(c->target.dtype) ? LF_I64 : LF_F32;
+    for (int k = LF_T_INPUT; k <= LF_T_POS_WEIGHT && !stopped(x); k++) {
+        const lf_dtype want = k == LF_T_TARGET && !lf_dtype_is_float(c->target.dtype) ? LF_I64 : LF_F32;
         const lf_tensor *src = lf_case_tensor_const(c, k);
         if (!src->present || src->dtype == want || !lf_case_copy(c, &cand)) continue;
-        int with[3] = {k, k == 0 ? 4 : -1, k == 0 ? 5 : -1}; /* the input takes a fused linear's along */
+        /* the input takes a fused linear's weight and bias along */
+        int with[3] = {k, k == LF_T_INPUT ? LF_T_LINEAR_WEIGHT : -1, k == LF_T_INPUT ? LF_T_LINEAR_BIAS : -1};
         bool ok = true;
         for (int j = 0; j < 3 && ok; j++) {
             lf_tensor cast;

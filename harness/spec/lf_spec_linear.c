@@ -17,7 +17,6 @@
 typedef struct {
     lf_case lc;
     double *extra;   /* per row, in units of the dtype */
-    double *mag;     /* per logit: sum_h |h w| + |b|, the terms of its dot product */
     bool overflows;  /* a dot product's terms pass the dtype's range: PyTorch's inf or NaN depends on its order */
     int64_t N, H, V; /* N = 1 for hidden states [H] */
 } logits;
@@ -76,8 +75,7 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
     bool ok = h->ndim == 2 ? lf_tensor_alloc(&L->lc.input, h->dtype, 2, shape, err, sizeof err)
                            : lf_tensor_alloc(&L->lc.input, h->dtype, 1, shape + 1, err, sizeof err);
     L->extra = malloc(sizeof(double) * (size_t)(L->N + 1));
-    L->mag = malloc(sizeof(double) * (size_t)(L->N * L->V + 1));
-    if (!ok || !L->extra || !L->mag) {
+    if (!ok || !L->extra) {
         lf_result_error(r, "internal", "MemoryError", "the logits: %s", ok ? "out of memory" : err);
         return false;
     }
@@ -95,7 +93,6 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
             dot += b;
             mag += fabs(b);
             lf_store_f64(L->lc.input.data, h->dtype, n * L->V + v, dot);
-            L->mag[n * L->V + v] = mag;
             L->overflows |= isfinite(mag) && mag * acc >= lf_dtype_max(h->dtype) / 2;
             if (mag > worst || isnan(mag)) worst = mag;
         }
@@ -109,7 +106,6 @@ static void free_logits(logits *L)
 {
     lf_tensor_free(&L->lc.input);
     free(L->extra);
-    free(L->mag);
 }
 
 /* Every value undecided: PyTorch's linear overflows, and its answer is its order's. */
