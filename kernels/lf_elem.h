@@ -44,6 +44,12 @@ typedef enum {
     LF_DTYPE_COUNT
 } lf_dtype;
 
+/* Bytes per element. */
+LF_HOST_DEVICE int lf_elem_size(int t)
+{
+    return t == LF_F64 || t == LF_I64 ? 8 : t == LF_F32 || t == LF_I32 ? 4 : t == LF_F16 || t == LF_BF16 ? 2 : 1;
+}
+
 /* PyTorch's result type of an op on two tensors (floating types win). */
 LF_DEVICE lf_dtype lf_elem_promote(lf_dtype a, lf_dtype b)
 {

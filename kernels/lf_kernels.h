@@ -13,6 +13,7 @@
 #define LF_KERNELS_H
 
 #include "lf_elem.h"
+#include "lf_group.h"
 #include "lf_mutants.h"
 
 #define LF_MAX_BCAST_DIMS 8
@@ -142,20 +143,7 @@ LF_DEVICE int64_t lf_row_at(const lf_problem *p, const lf_view *v, int64_t r)
     }
     return off + r * v->stride[0];
 }
-LF_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v) { return v->dense ? p->S : v->stride[p->one_d ? 0 : 1]; }
-
-/* Device (or, in the simulation, host) buffers of one launch. */
-typedef struct {
-    const void *input, *target, *weight, *pos_weight;
-    void *out;              /* rows results (reduction none) or one element, out_dtype */
-    void *scratch;          /* reference: log-probabilities, N*C*S of in_dtype */
-    double *acc;            /* LF_ACC_COUNT accumulators, zeroed by the caller */
-    lf_assert_record *rec;  /* zeroed by the caller, index = INT64_MAX */
-} lf_buffers;
-
-/* Reduction accumulators: loss sum, weight sum (mean's denominator), label
- * smoothing sum, and the number of targets that were not ignored. */
-enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_COUNT };
+LF_HOST_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v) { return v->dense ? p->S : v->stride[p->one_d ? 0 : 1]; }
 
 /* One pass over the targets on the device: what the guard needs to decide and
  * to explain. Class-index targets: range against C with ignore_index first, as
@@ -170,6 +158,57 @@ typedef struct {
     int64_t n_rows_multi_hot, n_rows_one_hot, n_negative_prob;
     int64_t n_narrowed_silently;       /* bad labels a kernel narrowing to int32 would read as valid */
 } lf_target_stats;
+
+/* No evidence yet: counts 0, no first element, no label seen. */
+LF_HOST_DEVICE void lf_stats_init(lf_target_stats *s)
+{
+    s->n_bad = s->n_ignored = s->n_negative = s->n_eq_c = s->n_eq_255 = s->n_ge_c = s->n_non_integer = 0;
+    s->n_rows_off_sum = s->n_rows_multi_hot = s->n_rows_one_hot = s->n_negative_prob = s->n_narrowed_silently = 0;
+    s->first_bad = s->first_narrowed = s->first_row_off_sum = s->min_label = INT64_MAX;
+    s->max_label = INT64_MIN;
+}
+
+/* a's evidence and b's together (commutative: a group reduction's MERGE). The
+ * LAST_BAD_NAMED mutant keeps a plain store's answer: whichever came last. */
+LF_HOST_DEVICE void lf_stats_merge(lf_target_stats *a, const lf_target_stats *b)
+{
+#define LF_MIN_(f) a->f = b->f < a->f ? b->f : a->f
+    a->n_bad += b->n_bad;
+    a->n_ignored += b->n_ignored;
+    a->n_negative += b->n_negative;
+    a->n_eq_c += b->n_eq_c;
+    a->n_eq_255 += b->n_eq_255;
+    a->n_ge_c += b->n_ge_c;
+    a->n_non_integer += b->n_non_integer;
+    a->n_rows_off_sum += b->n_rows_off_sum;
+    a->n_rows_multi_hot += b->n_rows_multi_hot;
+    a->n_rows_one_hot += b->n_rows_one_hot;
+    a->n_negative_prob += b->n_negative_prob;
+    a->n_narrowed_silently += b->n_narrowed_silently;
+    if (LF_MUTANT_IS(LAST_BAD_NAMED) && b->first_bad != INT64_MAX) a->first_bad = b->first_bad;
+    else LF_MIN_(first_bad);
+    LF_MIN_(first_narrowed);
+    LF_MIN_(first_row_off_sum);
+    LF_MIN_(min_label);
+    a->max_label = b->max_label > a->max_label ? b->max_label : a->max_label;
+#undef LF_MIN_
+}
+
+/* Device (or, in the simulation, host) buffers of one launch. */
+typedef struct {
+    const void *input, *target, *weight, *pos_weight;
+    void *out;              /* rows results (reduction none) or one element, out_dtype */
+    void *scratch;          /* reference: log-probabilities, N*C*S of in_dtype */
+    double *acc;            /* LF_ACC_COUNT accumulators, zeroed by the caller */
+    lf_assert_record *rec;  /* zeroed by the caller, index = INT64_MAX */
+    lf_target_stats *stats; /* guarded forward: the targets' statistics, gathered in the same pass
+                             * (initialized by the caller, lf_stats_init); NULL: none gathered
+                             * (the same kernel unguarded, for the benchmark) */
+} lf_buffers;
+
+/* Reduction accumulators: loss sum, weight sum (mean's denominator), label
+ * smoothing sum, and the number of targets that were not ignored. */
+enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_COUNT };
 
 /* Each backend exports these under its prefix: lf_sim_* (kernels/sim) and
  * lf_cuda_* (kernels/cuda, device pointers). All return 0 or a backend error. */

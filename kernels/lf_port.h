@@ -5,8 +5,9 @@
  * Kernels written against this header may use: LF_KERNEL / LF_DEVICE functions,
  * lf_thread_index() / lf_thread_count() for grid-stride loops, LF_ATOMIC_ADD_F64,
  * the half/bfloat16 conversions below, and LF_KERNEL_ASSERT. They must not use
- * __syncthreads or warp intrinsics: the simulation runs each thread to completion,
- * so cooperation between threads goes through atomics only.
+ * __syncthreads or warp intrinsics directly: threads cooperate through atomics,
+ * or as the lanes of a group (lf_group.h), whose lane loops and reductions the
+ * simulation runs serially, a group per simulated thread.
  *
  * LF_KERNEL_ASSERT has three modes (architecture.md):
  *   LF_ASSERT_HARD  a real device assert(), sticky, exactly what PyTorch users hit
@@ -23,12 +24,17 @@
 #ifdef __CUDACC__
 #include <assert.h>
 #define LF_KERNEL static __global__ void
+/* A kernel of groups (lf_group.h): blocks of 256 threads, at least 2 resident
+ * per SM (at most 128 registers a thread: with the statistics and the sums a
+ * thread keeps, fewer spill). Loads in flight come from LF_UNROLL. */
+#define LF_GROUP_KERNEL static __global__ void __launch_bounds__(256, 2)
 #define LF_DEVICE static __device__ inline
 #define LF_HOST_DEVICE static __host__ __device__ inline /* launch decisions too */
 #define LF_IS_CUDA 1
 #else
 #include <math.h>
 #define LF_KERNEL static void
+#define LF_GROUP_KERNEL static void
 #define LF_DEVICE static inline
 #define LF_HOST_DEVICE static inline
 #define LF_IS_CUDA 0

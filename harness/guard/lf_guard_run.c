@@ -1,5 +1,6 @@
-/* lf_guard_run.c - the guarded path end to end: host validation, one device
- * pass over the targets, then the fused kernels only for a valid call. */
+/* lf_guard_run.c - the guarded path end to end: host validation, then the
+ * fused kernels, whose one pass gives the loss and the targets' statistics;
+ * the statistics reject the call or let its loss through. */
 #include <stdio.h>
 #include <string.h>
 
@@ -39,13 +40,15 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
     return ok;
 }
 
-bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *p, lf_result *r)
+/* The host's checks; for a call they reject whose hint depends on the
+ * target's values, the device pass that gives it. true: accepted so far. */
+static bool host_check(const lf_case *c, const lf_backend *be, lf_problem *p, lf_result *r)
 {
-    lf_target_stats st;
     bool needs_data;
     lf_result_init(r);
     if (!lf_guard_check(c, p, r, &needs_data)) {
         if (!needs_data) return false;
+        lf_target_stats st;
         lf_problem q = *p;
         q.C = c->input.ndim ? c->input.shape[c->input.ndim == 1 ? 0 : 1] : 0;
         int path = !strcmp(r->error, "prob_target_dtype") ? LF_PATH_PROB : LF_PATH_CLASS;
@@ -53,14 +56,16 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
         return false;
     }
     r->kind = LF_OUTCOME_OK;
-    if (p->path == LF_PATH_BCE) return true;
-    if (!lf_guard_target_stats(c, be, p->path, p, &st, r)) {
-        if (r->kind != LF_OUTCOME_HOST_ERROR) /* else oob_write */
-            lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
-        return false;
-    }
+    return true;
+}
+
+/* The targets' statistics turned into the verdict on a call the host
+ * accepted: a rejection, or warnings. true: accepted. */
+static bool judge_stats(const lf_case *c, const lf_backend *be, const lf_problem *p, const lf_target_stats *st,
+                        lf_result *r)
+{
     if (p->path == LF_PATH_CLASS) {
-        lf_guard_diagnose_labels(c, p, &st, r);
+        lf_guard_diagnose_labels(c, p, st, r);
         /* PyTorch raises its errors after the kernels even where they read a
          * truncated label without a word: the error is the one to name then. */
         bool truncated = r->kind == LF_OUTCOME_HOST_ERROR && !strcmp(r->error, "label_truncated");
@@ -69,28 +74,59 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
         after.kind = LF_OUTCOME_OK;
         if ((r->kind != LF_OUTCOME_HOST_ERROR || truncated) && !lf_guard_check_after_labels(c, p, &after)) *r = after;
     }
-    else if (lf_guard_all_one_hot(p, &st)) lf_guard_warn_one_hot(c, be, p, r);
-    else lf_guard_warn_probs(p, &st, r);
+    else if (lf_guard_all_one_hot(p, st)) lf_guard_warn_one_hot(c, be, p, r);
+    else lf_guard_warn_probs(p, st, r);
     return r->kind != LF_OUTCOME_HOST_ERROR;
 }
 
+bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *p, lf_result *r)
+{
+    lf_target_stats st;
+    if (!host_check(c, be, p, r)) return false;
+    if (p->path == LF_PATH_BCE) return true;
+    if (!lf_guard_target_stats(c, be, p->path, p, &st, r)) {
+        if (r->kind != LF_OUTCOME_HOST_ERROR) /* else oob_write */
+            lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
+        return false;
+    }
+    return judge_stats(c, be, p, &st, r);
+}
+
+/* Validation fused into the loss: the kernels compute the loss and gather the
+ * targets' statistics in one pass (they never trust a label), and the
+ * statistics decide whether the loss is the answer or the call is rejected. */
 void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
 {
     lf_problem p;
     lf_device_call call;
+    lf_target_stats st;
     char err[160];
-    if (!lf_guard_validate_case(c, be, &p, r)) return;
+    if (!host_check(c, be, &p, r)) return;
     if (!lf_device_call_open(be, c, &p, false, &call, err, sizeof err)) {
         lf_result_error(r, "backend_error", "RuntimeError", "%s", err);
         return;
     }
-    char warning[sizeof r->warning], warning_id[sizeof r->warning_id];
-    memcpy(warning, r->warning, sizeof warning);
-    memcpy(warning_id, r->warning_id, sizeof warning_id);
-    int rc = be->guarded_forward(&p, &call.b);
-    if (rc || !lf_device_call_collect(be, c, &p, &call, r))
+    lf_stats_init(&st);
+    if (p.path != LF_PATH_BCE) /* BCE has no targets to judge */
+        call.b.stats = lf_canary_add(&call.mem, "target_stats", sizeof st, LF_I64, &st);
+    int rc = p.path != LF_PATH_BCE && !call.b.stats ? -1 : be->guarded_forward(&p, &call.b);
+    if (rc || !lf_device_call_collect(be, c, &p, &call, r) ||
+        (call.b.stats && r->kind == LF_OUTCOME_OK && be->to_host(&st, call.b.stats, sizeof st))) {
+        lf_result_free_values(r);
         lf_result_error(r, "backend_error", "RuntimeError", "%s backend failed (code %d)", be->name, rc);
-    memcpy(r->warning, warning, sizeof warning);
-    memcpy(r->warning_id, warning_id, sizeof warning_id);
+    } else if (call.b.stats && r->kind == LF_OUTCOME_OK) {
+        lf_result verdict; /* the host check's warning, then the statistics' */
+        lf_result_init(&verdict);
+        verdict.kind = LF_OUTCOME_OK;
+        memcpy(verdict.warning, r->warning, sizeof r->warning);
+        memcpy(verdict.warning_id, r->warning_id, sizeof r->warning_id);
+        if (!judge_stats(c, be, &p, &st, &verdict)) {
+            lf_result_free_values(r);
+            *r = verdict;
+        } else {
+            memcpy(r->warning, verdict.warning, sizeof r->warning);
+            memcpy(r->warning_id, verdict.warning_id, sizeof r->warning_id);
+        }
+    }
     lf_device_call_close(be, &call);
 }

@@ -33,6 +33,8 @@ typedef struct lf_backend {
     /* Allocations end at an inaccessible page (lf_fence.h): the back canary
      * only pads a buffer to LF_CANARY_BYTES' alignment. */
     bool fenced;
+    /* Device to device (the benchmark's copy bandwidth); NULL: none. */
+    int (*copy)(void *dst, const void *src, size_t bytes);
 } lf_backend;
 
 /* The backend of that name ("sim" or "cuda"), or NULL with the reason in *why.

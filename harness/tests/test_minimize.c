@@ -19,12 +19,21 @@ static int validate_one_short(const lf_problem *p, const void *target, int64_t n
     return lf_sim_guarded_validate(&q, target, n, s);
 }
 
+/* The same bug in the fused pass (its loss is never the answer: the call is rejected). */
+static int forward_one_short(const lf_problem *p, const lf_buffers *b)
+{
+    lf_problem q = *p;
+    q.C = p->C - 1;
+    return lf_sim_guarded_forward(&q, b);
+}
+
 static lf_backend one_short;
 
 static const lf_backend *backend(void)
 {
     one_short = *lf_sim_backend();
     one_short.guarded_validate = validate_one_short;
+    one_short.guarded_forward = forward_one_short;
     return &one_short;
 }
 

@@ -1,5 +1,5 @@
-/* test_oracle.c - the oracle notices broken paths: a backend whose guard skips
- * validation, one whose guard's kernel asserts, one that names the wrong
+/* test_oracle.c - the oracle notices broken paths: a backend whose guard's
+ * fused pass gathers no evidence, one whose guard's kernel asserts, one that names the wrong
  * offending target or the wrong reason, one whose kernels return wrong
  * numbers, one whose reference does not assert. Each must become a finding of
  * the right class. */
@@ -12,10 +12,19 @@
 
 static lf_backend broken;
 
-static int validate_nothing(const lf_problem *p, const void *t, int64_t n, lf_target_stats *s)
+/* The guard's fused pass, its statistics then spoiled by `spoil`. */
+static void (*spoil)(const lf_problem *p, lf_target_stats *s);
+static int forward_spoiled(const lf_problem *p, const lf_buffers *b)
 {
-    (void)p; (void)t; (void)n; (void)s;
-    return 0; /* stats stay "no bad target" */
+    int rc = lf_sim_backend()->guarded_forward(p, b);
+    if (b->stats) spoil(p, b->stats);
+    return rc;
+}
+
+static void validating_nothing(const lf_problem *p, lf_target_stats *s)
+{
+    (void)p;
+    lf_stats_init(s); /* "no bad target" */
 }
 
 static int forward_off_by_a_bit(const lf_problem *p, const lf_buffers *b)
@@ -42,19 +51,24 @@ static int reference_without_asserts(const lf_problem *p, const lf_buffers *b)
     return rc;
 }
 
-static int validate_naming_the_last(const lf_problem *p, const void *t, int64_t n, lf_target_stats *s)
+static void naming_the_last(const lf_problem *p, lf_target_stats *s)
 {
-    int rc = lf_sim_backend()->guarded_validate(p, t, n, s);
-    if (s->n_bad > 1) s->first_bad = n - 1; /* the right class, the wrong element */
-    return rc;
+    if (s->n_bad > 1) s->first_bad = (p->one_d ? 1 : p->N * p->S) - 1; /* the right class, the wrong element */
 }
 
-static int validate_calling_all_narrowed(const lf_problem *p, const void *t, int64_t n, lf_target_stats *s)
+static void calling_all_narrowed(const lf_problem *p, lf_target_stats *s)
 {
-    int rc = lf_sim_backend()->guarded_validate(p, t, n, s);
+    (void)p;
     s->n_narrowed_silently = s->n_bad; /* the right element, the wrong reason */
     s->first_narrowed = s->first_bad;
-    return rc;
+}
+
+static lf_backend spoiling(void (*how)(const lf_problem *, lf_target_stats *))
+{
+    lf_backend be = *lf_sim_backend();
+    spoil = how;
+    be.guarded_forward = forward_spoiled;
+    return be;
 }
 
 static const char *finding_of(const char *json)
@@ -84,8 +98,7 @@ static void a_correct_backend_passes(void **state)
 static void a_guard_that_skips_validation_is_a_guard_miss(void **state)
 {
     (void)state;
-    broken = *lf_sim_backend();
-    broken.guarded_validate = validate_nothing;
+    broken = spoiling(validating_nothing);
     assert_string_equal(finding_of(CE("[0, 4, 1]")), "guard-miss/label_out_of_range");
 }
 
@@ -93,8 +106,7 @@ static void a_guard_whose_kernel_asserts_is_a_guard_miss(void **state)
 {
     (void)state;
     broken = *lf_sim_backend();
-    broken.guarded_validate = validate_nothing;
-    broken.guarded_forward = forward_by_reference;
+    broken.guarded_forward = forward_by_reference; /* gathers no statistics: "no bad target" */
     assert_string_equal(finding_of("{\"loss\": \"nll_loss\", \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4],"
                                    " \"values\": {\"init\": \"randn\"}}, \"target\": {\"dtype\": \"int64\","
                                    " \"shape\": [3], \"values\": [0, 4, 1]}}"),
@@ -104,8 +116,7 @@ static void a_guard_whose_kernel_asserts_is_a_guard_miss(void **state)
 static void a_guard_naming_the_wrong_target_is_a_diagnosis_mismatch(void **state)
 {
     (void)state;
-    broken = *lf_sim_backend();
-    broken.guarded_validate = validate_naming_the_last;
+    broken = spoiling(naming_the_last);
     assert_string_equal(finding_of(CE("[0, 4, 9]")), "diagnosis-mismatch/label_out_of_range");
     assert_string_equal(finding_of(CE("[0, 4, 1]")), "pass"); /* one bad target: named right */
 }
@@ -113,8 +124,7 @@ static void a_guard_naming_the_wrong_target_is_a_diagnosis_mismatch(void **state
 static void a_guard_giving_the_wrong_reason_is_a_diagnosis_mismatch(void **state)
 {
     (void)state;
-    broken = *lf_sim_backend();
-    broken.guarded_validate = validate_calling_all_narrowed;
+    broken = spoiling(calling_all_narrowed);
     assert_string_equal(finding_of(CE("[0, 4, 1]")), "diagnosis-mismatch/label_out_of_range");
 }
 

@@ -35,6 +35,8 @@ static int64_t sim_threads(int64_t work) { return work < 1 ? 1 : work < 8 ? work
              lf_sim_thread_index++)                                                    \
             kernel(__VA_ARGS__);                                                       \
     } while (0)
+/* A simulated thread runs a whole group, its lanes in turn (lf_group.h). */
+#define LF_LAUNCH_GROUPS(kernel, groups, lanes, ...) LF_LAUNCH(kernel, groups, __VA_ARGS__)
 #define LF_LAUNCH_CHECK() 0
 
 #include "lf_common.inc"

@@ -1,0 +1,164 @@
+/* lf_group.h - block-level kernels, still written once: a row's columns spread
+ * over a group of `lanes` threads, each lane looping over its share (a lane
+ * loop), then the lanes' partial results combined (a group reduction).
+ *
+ * Groups are 1 thread (a spatial position: neighbouring threads read
+ * neighbouring positions, coalesced), a warp of 32 (rows of up to a few
+ * thousand classes) or a whole block of LF_BLOCK (wider rows). lf_row_lanes
+ * picks one by the row's width.
+ *
+ * On CUDA every thread is one lane: LF_EACH_LANE runs its body once, for this
+ * thread's lane, and LF_GROUP_COMBINE merges the lanes with warp shuffles, then
+ * through shared memory across the warps of a block. On the simulation one
+ * thread runs a whole group: LF_EACH_LANE loops over its lanes (at most
+ * LF_LANE_SLOTS, so the split and the combine run under ASan and the fuzzers
+ * too), each lane's state in slot LF_SLOT(lane) of an array, and
+ * LF_GROUP_COMBINE merges the slots in order.
+ *
+ * Rules for kernels: per-lane state lives in arrays of LF_LANE_SLOTS indexed by
+ * LF_SLOT(lane); every lane of a group reaches every combine, so a branch around
+ * one is decided by the row, never by the lane; a kernel of groups is launched
+ * with LF_LAUNCH_GROUPS (blocks of exactly LF_BLOCK threads) and returns only
+ * at its end. A MERGE function must be commutative bit for bit (every lane of a
+ * warp then ends with the same value). */
+#ifndef LF_GROUP_H
+#define LF_GROUP_H
+
+#include "lf_elem.h"
+
+#define LF_BLOCK 256
+#define LF_WARP 32
+
+typedef struct {
+    int lanes;           /* lanes of this group (simulation: the slots it runs) */
+    int lane;            /* this thread's lane (CUDA); 0 on the simulation */
+    int64_t index, count; /* this group, and the groups in the grid (grid-stride over rows) */
+} lf_group;
+
+/* The lanes a row of C classes gets, its classes cs elements apart: a thread
+ * per row where classes are apart and rows side by side (the spatial layout:
+ * neighbouring threads read neighbouring positions), else a warp, or a block
+ * for rows wider than a warp's 64 elements a lane. */
+LF_HOST_DEVICE int lf_row_lanes(int64_t C, int64_t cs, int64_t rows)
+{
+    if (cs != 1 && rows >= LF_WARP) return 1;
+    return C > 2048 ? LF_BLOCK : LF_WARP;
+}
+
+#if LF_IS_CUDA
+#define LF_LANE_SLOTS 1
+#define LF_EACH_LANE(g, lane) for (int lane = (g).lane, lf_once_ = 1; lf_once_; lf_once_ = 0)
+#define LF_SLOT(lane) 0
+
+LF_DEVICE lf_group lf_group_here(int lanes)
+{
+    lf_group g;
+    int64_t t = lf_thread_index();
+    g.lanes = lanes;
+    g.lane = (int)(t % lanes);
+    g.index = t / lanes;
+    g.count = lf_thread_count() / lanes;
+    return g;
+}
+
+/* The whole block as one group: for a kernel's last step, flushing its sums. */
+LF_DEVICE lf_group lf_block_group(void)
+{
+    lf_group g = {LF_BLOCK, (int)threadIdx.x, blockIdx.x, gridDim.x};
+    return g;
+}
+
+/* A value of n 32-bit words from the lane `off` away (xor). */
+LF_DEVICE void lf_shfl_xor_words(void *dst, const void *src, int n, int off)
+{
+    const uint32_t *s = (const uint32_t *)src;
+    uint32_t *d = (uint32_t *)dst;
+    for (int i = 0; i < n; i++) d[i] = __shfl_xor_sync(0xffffffffu, s[i], off);
+}
+
+#define LF_GROUP_COMBINE(g, T, slots, MERGE)                                                   \
+    do {                                                                                       \
+        int lf_width_ = (g).lanes < LF_WARP ? (g).lanes : LF_WARP;                             \
+        for (int lf_off_ = lf_width_ / 2; lf_off_ > 0; lf_off_ /= 2) {                         \
+            T lf_other_;                                                                       \
+            lf_shfl_xor_words(&lf_other_, &(slots)[0], (int)(sizeof(T) / 4), lf_off_);         \
+            MERGE(&(slots)[0], &lf_other_);                                                    \
+        }                                                                                      \
+        if ((g).lanes > LF_WARP) { /* the group is the block: warp results via shared memory */ \
+            __shared__ T lf_warps_[LF_BLOCK / LF_WARP];                                        \
+            if (threadIdx.x % LF_WARP == 0) lf_warps_[threadIdx.x / LF_WARP] = (slots)[0];     \
+            __syncthreads();                                                                   \
+            (slots)[0] = lf_warps_[0];                                                         \
+            for (int lf_w_ = 1; lf_w_ < LF_BLOCK / LF_WARP; lf_w_++) MERGE(&(slots)[0], &lf_warps_[lf_w_]); \
+            __syncthreads(); /* lf_warps_ is reused by the next row */                        \
+        }                                                                                      \
+    } while (0)
+#else
+#define LF_LANE_SLOTS 4
+#define LF_EACH_LANE(g, lane) for (int lane = 0; lane < (g).lanes; lane++)
+#define LF_SLOT(lane) (lane)
+
+LF_DEVICE lf_group lf_group_here(int lanes)
+{
+    lf_group g;
+    g.lanes = lanes < LF_LANE_SLOTS ? lanes : LF_LANE_SLOTS;
+    g.lane = 0;
+    g.index = lf_thread_index();
+    g.count = lf_thread_count();
+    return g;
+}
+
+/* One simulated thread runs one group: its sums are already the "block's". */
+LF_DEVICE lf_group lf_block_group(void)
+{
+    lf_group g = {1, 0, lf_thread_index(), lf_thread_count()};
+    return g;
+}
+
+#define LF_GROUP_COMBINE(g, T, slots, MERGE)                                                   \
+    do {                                                                                       \
+        for (int lf_l_ = 1; lf_l_ < (g).lanes; lf_l_++) MERGE(&(slots)[0], &(slots)[lf_l_]);  \
+    } while (0)
+#endif
+
+/* The lane that stores a group's result. */
+LF_DEVICE int lf_group_leader(lf_group g) { return g.lane == 0; }
+
+/* MERGE functions for a double: a sum, and a max in which a NaN wins (as
+ * PyTorch's reductions propagate it). */
+LF_DEVICE void lf_add_merge(double *a, const double *b) { *a += *b; }
+LF_DEVICE void lf_max_merge(double *a, const double *b) { *a = (*b > *a || *b != *b) ? *b : *a; }
+
+/* Sums of a few doubles (a kernel's accumulators, a row's partial sums). */
+#define LF_SUMS_MAX 5
+typedef struct { double v[LF_SUMS_MAX]; } lf_sums;
+LF_DEVICE void lf_sums_merge(lf_sums *a, const lf_sums *b)
+{
+    for (int i = 0; i < LF_SUMS_MAX; i++) a->v[i] += b->v[i];
+}
+
+/* Online log-sum-exp of a row, as (max, sum of exp(x - max)). PyTorch's
+ * semantics survive the merge: a NaN anywhere poisons the sum, and two halves
+ * whose max is -inf (all masked) merge to a sum of 0, never exp(-inf - -inf). */
+typedef struct { double max, sum; } lf_lse_part;
+LF_DEVICE void lf_lse_merge(lf_lse_part *a, const lf_lse_part *b)
+{
+    double m = a->max > b->max ? a->max : b->max;
+    double sa = a->max == m ? a->sum : a->sum * exp(a->max - m);
+    double sb = b->max == m ? b->sum : b->sum * exp(b->max - m);
+    a->max = m;
+    a->sum = sa + sb;
+}
+
+/* 16 bytes at byte offset `at` of p, aligned: one vector load on CUDA. */
+LF_DEVICE void lf_load16(const void *p, int64_t at, uint32_t w[4])
+{
+#if LF_IS_CUDA
+    uint4 v = *(const uint4 *)((const char *)p + at);
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+#else
+    memcpy(w, (const char *)p + at, 16);
+#endif
+}
+
+#endif
