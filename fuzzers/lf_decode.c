@@ -402,7 +402,8 @@ static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_la
     layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
-/* The backward half a kernel under test is held to, from the seed byte
+/* The backward half (a kernel under test's, and lossfuzz's own paths' where
+ * given: every byte but 0), from the seed byte
  * (also the weights' seed): the upstream gradient's kind (byte % 3), the
  * input frozen one time in four, the byte its seed. Zero is the default. */
 static void decode_backward(uint8_t byte, uint8_t linear_byte, lf_backward *b)

@@ -130,7 +130,7 @@ LF_DEVICE void lf_add_merge(double *a, const double *b) { *a += *b; }
 LF_DEVICE void lf_max_merge(double *a, const double *b) { *a = (*b > *a || *b != *b) ? *b : *a; }
 
 /* Sums of a few doubles (a kernel's accumulators, a row's partial sums). */
-#define LF_SUMS_MAX 5
+#define LF_SUMS_MAX 6
 typedef struct { double v[LF_SUMS_MAX]; } lf_sums;
 LF_DEVICE void lf_sums_merge(lf_sums *a, const lf_sums *b)
 {
@@ -158,6 +158,16 @@ LF_DEVICE void lf_load16(const void *p, int64_t at, uint32_t w[4])
     w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
 #else
     memcpy(w, (const char *)p + at, 16);
+#endif
+}
+
+/* 16 bytes to byte offset `at` of p, aligned: one vector store on CUDA. */
+LF_DEVICE void lf_store16(void *p, int64_t at, const uint32_t w[4])
+{
+#if LF_IS_CUDA
+    *(uint4 *)((char *)p + at) = make_uint4(w[0], w[1], w[2], w[3]);
+#else
+    memcpy((char *)p + at, w, 16);
 #endif
 }
 

@@ -29,8 +29,23 @@ typedef enum {
     LF_K_NLL_REDUCE_2D,     /* nll_loss_forward_reduce_cuda_kernel_2d */
     LF_K_NLL2D_NO_REDUCE,   /* nll_loss2d_forward_no_reduce_kernel */
     LF_K_NLL2D_REDUCE,      /* nll_loss2d_forward_kernel */
+    /* their backward kernels, in the same order (lf_backward_kernel) */
+    LF_K_NLL_BWD_NO_REDUCE, /* nll_loss_backward_no_reduce_cuda_kernel */
+    LF_K_NLL_BWD_REDUCE_1D, /* nll_loss_backward_reduce_cuda_kernel_1d */
+    LF_K_NLL_BWD_REDUCE_2D, /* nll_loss_backward_reduce_cuda_kernel_2d */
+    LF_K_NLL2D_BWD_NO_REDUCE, /* nll_loss2d_backward_no_reduce_kernel */
+    LF_K_NLL2D_BWD_REDUCE,  /* nll_loss2d_backward_kernel */
     LF_K_COUNT
 } lf_kernel_id;
+
+/* The backward kernel of a forward one. Their label checks are the forward's
+ * (Loss.cu's CHECK_INDEX_IN_CLASS, NLLLoss2d.cu's asserts), but
+ * nll_loss2d_backward_kernel reads int64 labels as they are: a label its
+ * forward read narrowed, silently, asserts there. */
+LF_HOST_DEVICE int lf_backward_kernel(int kernel_id)
+{
+    return kernel_id == LF_K_NONE || kernel_id > LF_K_NLL2D_REDUCE ? kernel_id : kernel_id + LF_K_NLL2D_REDUCE;
+}
 /* The asserted condition, as PyTorch's source spells it (CUDA prints it):
  * the no-reduce kernels name the label cur_target, the others t; an unsigned
  * (uint8) label is only checked against n_classes. Measured on an H100 with
@@ -57,9 +72,10 @@ LF_DEVICE int lf_label_narrowed_silently(int64_t raw, int64_t read, int64_t C, i
     return !asserts && ((read == ignore_index) != (raw == ignore_index) || (raw != ignore_index && read != raw));
 }
 
-LF_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
+LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 {
-    int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE;
+    int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE || kernel_id == LF_K_NLL_BWD_NO_REDUCE ||
+              kernel_id == LF_K_NLL2D_BWD_NO_REDUCE;
     int upper_only = tgt_dtype == LF_U8;
     return cur ? (upper_only ? LF_COND_CUR_UPPER : LF_COND_CUR_RANGE) : (upper_only ? LF_COND_T_UPPER : LF_COND_T_RANGE);
 }
@@ -201,19 +217,31 @@ typedef struct {
     void *scratch;          /* reference: log-probabilities, N*C*S of in_dtype */
     double *acc;            /* LF_ACC_COUNT accumulators, zeroed by the caller */
     lf_assert_record *rec;  /* zeroed by the caller, index = INT64_MAX */
+    /* Backward, where asked (NULL: none): the upstream gradient (out_dtype, one
+     * per result value) and d input (the input's dtype, contiguous in its
+     * (N, C, d1..dk) order, zeroed by the caller). The guarded forward writes
+     * d input in its own pass; the reference's backward runs after its forward,
+     * on the log-probabilities and total weight the forward left. */
+    const void *grad_out;
+    void *grad_in;
     lf_target_stats *stats; /* guarded forward: the targets' statistics, gathered in the same pass
                              * (initialized by the caller, lf_stats_init); NULL: none gathered
                              * (the same kernel unguarded, for the benchmark) */
 } lf_buffers;
 
 /* Reduction accumulators: loss sum, weight sum (mean's denominator), label
- * smoothing sum, and the number of targets that were not ignored. */
-enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_COUNT };
+ * smoothing sum, and the number of targets that were not ignored (the rows'
+ * sums, LF_ACC_ROWS of them); then, for the guard's fused backward, what a row's
+ * gradient needs before the rows run: the mean's denominator and the class
+ * weights' sum. */
+enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_ROWS,
+       LF_ACC_DENOM = LF_ACC_ROWS, LF_ACC_WSUM, LF_ACC_COUNT };
 
 /* Each backend exports these under its prefix: lf_sim_* (kernels/sim) and
  * lf_cuda_* (kernels/cuda, device pointers). All return 0 or a backend error. */
 #define LF_DECLARE_BACKEND(prefix)                                                         \
     int prefix##_reference_forward(const lf_problem *p, const lf_buffers *b);              \
+    int prefix##_reference_backward(const lf_problem *p, const lf_buffers *b);             \
     int prefix##_guarded_validate(const lf_problem *p, const void *target, int64_t n,      \
                                   lf_target_stats *stats);                                 \
     int prefix##_guarded_forward(const lf_problem *p, const lf_buffers *b);

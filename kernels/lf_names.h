@@ -14,6 +14,11 @@ LF_DEVICE const char *lf_kernel_name_at(int id)
     case LF_K_NLL_REDUCE_2D: return "nll_loss_forward_reduce_cuda_kernel_2d";
     case LF_K_NLL2D_NO_REDUCE: return "nll_loss2d_forward_no_reduce_kernel";
     case LF_K_NLL2D_REDUCE: return "nll_loss2d_forward_kernel";
+    case LF_K_NLL_BWD_NO_REDUCE: return "nll_loss_backward_no_reduce_cuda_kernel";
+    case LF_K_NLL_BWD_REDUCE_1D: return "nll_loss_backward_reduce_cuda_kernel_1d";
+    case LF_K_NLL_BWD_REDUCE_2D: return "nll_loss_backward_reduce_cuda_kernel_2d";
+    case LF_K_NLL2D_BWD_NO_REDUCE: return "nll_loss2d_backward_no_reduce_kernel";
+    case LF_K_NLL2D_BWD_REDUCE: return "nll_loss2d_backward_kernel";
     default: return "?";
     }
 }

@@ -28,6 +28,8 @@
  * per SM (at most 128 registers a thread: with the statistics and the sums a
  * thread keeps, fewer spill). Loads in flight come from LF_UNROLL. */
 #define LF_GROUP_KERNEL static __global__ void __launch_bounds__(256, 2)
+/* One that needs more (a fused backward): at least 1 block per SM. */
+#define LF_GROUP_KERNEL_WIDE static __global__ void __launch_bounds__(256, 1)
 #define LF_DEVICE static __device__ inline
 #define LF_HOST_DEVICE static __host__ __device__ inline /* launch decisions too */
 #define LF_IS_CUDA 1
@@ -35,6 +37,7 @@
 #include <math.h>
 #define LF_KERNEL static void
 #define LF_GROUP_KERNEL static void
+#define LF_GROUP_KERNEL_WIDE static void
 #define LF_DEVICE static inline
 #define LF_HOST_DEVICE static inline
 #define LF_IS_CUDA 0

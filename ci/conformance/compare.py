@@ -22,13 +22,19 @@ def number(v):
     return float(v) if not isinstance(v, str) else {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}[v]
 
 
+UNDECIDED = -1.0  # a spec scale: the value depends on PyTorch's order of operations (LF_SCALE_UNDECIDED)
+
+
 def close(a, b, rtol, atol, scale=0.0):
-    """NaN-safe: NaN only matches NaN, an infinity only itself."""
+    """NaN-safe: NaN only matches NaN, an infinity only itself; anything
+    matches where the spec's scale says it does not decide."""
     try:
         a, b = number(a), number(b)
         scale = number(scale) if scale is not None else 0.0
     except (ValueError, KeyError, TypeError):
         return False
+    if scale == UNDECIDED:
+        return True
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     if math.isinf(a) or math.isinf(b):
@@ -102,6 +108,27 @@ def compare(torch_out, rec, input_dtype, table=TORCH_TESTING):
         flags["finding"] = True
         problems.append(("lossfuzz_finding", str(rec.get("finding"))))
     return flags, problems
+
+
+def compare_grad(torch_grad, rec, input_dtype, table=TORCH_TESTING):
+    """(flag, problems) for d input: PyTorch's autograd (torch_grad, a flat
+    list, or None where its backward raised) against the spec's and each
+    lossfuzz path's that computed the loss, the spec's scales as for values.
+    flag is None where there is no gradient to compare."""
+    spec_grad = rec.get("spec_grad")
+    if torch_grad is None or not spec_grad or "upstream" not in rec:
+        return None, []
+    tol = tolerance([input_dtype, spec_grad.get("tolerance_dtype")], table)
+    sides = [("spec", spec_grad.get("values"))]
+    for name in ("reference", "guard"):
+        grad = ((rec.get(name) or {}).get("grad") or {}).get("input") or {}
+        if grad.get("state") == "ok":
+            sides.append((name, grad.get("values")))
+    wrong = [name for name, values in sides if not values_close(torch_grad, values, tol, spec_grad.get("scale"))]
+    if not wrong:
+        return True, []
+    return False, [("grad", "d input differs: %s (torch %s, spec %s)" % (", ".join(wrong), short(torch_grad),
+                                                                       short(spec_grad.get("values"))))]
 
 
 def short(v, limit=80):

@@ -27,7 +27,7 @@ import compare
 import lossfuzz_json
 from report import MAX_PRINTED, fmt_torch, print_distribution, print_summary
 from torch_cases import CE, NLL, IMPORT_ERROR, CaseGenerator, roundtrip_errors, torch, write_case
-from torch_cpu import run_torch
+from torch_cpu import run_torch, run_torch_backward
 
 
 # Documented torch-version differences: (predicate, reason). predicate(d) gets a
@@ -135,8 +135,13 @@ class Disagreement:
 
 def compare_case(case, tout, rec):
     """(flags, disagreements) for one supported case: the shared comparison,
-    plus what only the CPU run knows (the host-error class torch's message names)."""
+    plus what only the CPU run knows (the host-error class torch's message names)
+    and d input by torch's autograd, with the upstream gradient lossfuzz used."""
     flags, problems = compare.compare(tout, rec, case.dtype("input"), TOLERANCES)
+    if tout["outcome"] == "ok" and "upstream" in rec:
+        flags["grad"], grad_problems = compare.compare_grad(run_torch_backward(case, rec["upstream"]), rec,
+                                                            case.dtype("input"), TOLERANCES)
+        problems += grad_problems
     flags["error_class"] = None
     found = [Disagreement(kind, case, tout, rec, detail) for kind, detail in problems]
     if tout["outcome"] == "host_error" and tout["error"].startswith("unmapped:"):

@@ -64,6 +64,8 @@ def print_summary(n_cases, n_unsupported, stats, failures, known, keep):
     print("  %-21s %d/%d" % ("false alarms", alarms, alarms + stats["false_alarm", False]))
     print("  %-21s %d/%d" % ("value agreement", stats["value", True],
                              stats["value", True] + stats["value", False]))
+    print("  %-21s %d/%d  (d input: torch autograd, spec, reference, guard)"
+          % ("gradient agreement", stats["grad", True], stats["grad", True] + stats["grad", False]))
     print("  %-21s %d" % ("lossfuzz findings", stats["finding", True]))
     print("  %-21s %d  (cases left out of the counts above; reasons below)"
           % ("known differences", len({d.case.path for d in known})))

@@ -59,6 +59,10 @@ class Case:
     def __init__(self, loss, tensors, options, meta):
         self.loss, self.tensors, self.options, self.meta = loss, tensors, options, meta
         self.path = None
+        # The backward half lossfuzz's own paths run (its "backward" key): the
+        # upstream gradient lossfuzz makes from it comes back in its record
+        # ("upstream"), and torch's autograd is run with the same one.
+        self.backward = None
 
     def dtype(self, name):
         t = self.tensors.get(name)
@@ -77,6 +81,8 @@ class Case:
         doc = {"loss": self.loss}
         doc.update((k, tensor_json(t)) for k, t in self.tensors.items())
         doc.update(self.options)
+        if self.backward:
+            doc["backward"] = self.backward
         return doc
 
 
@@ -131,6 +137,12 @@ class CaseGenerator:
         return self.rng.random() < p
 
     def case(self):
+        case = self.forward_case()
+        case.backward = {"seed": self.rng.randrange(1, 1 << 16), "input_requires_grad": True,
+                         "upstream": self.pick([("random", 3), ("zero_first", 1), ("equal", 1)])}
+        return case
+
+    def forward_case(self):
         loss = self.pick(LOSS_MIX)
         scenario = self.pick(SCENARIO_MIX[loss])
         case = self.bce_case() if loss == BCE else self.class_case(loss, scenario == "oob")

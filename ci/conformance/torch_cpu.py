@@ -12,9 +12,10 @@ from lossfuzz_torch import BCE, CE, NLL, classify_error  # noqa: E402
 from torch_cases import dtype_name  # noqa: E402
 
 try:
+    import torch
     import torch.nn.functional as F
 except Exception:  # torch_cases reports the import error
-    F = None
+    torch = F = None
 
 
 def run_torch(case):
@@ -30,3 +31,22 @@ def run_torch(case):
         return classify_error(case, exc)
     return {"outcome": "ok", "error": None, "exception": None, "message": None,
             "value": result.double().flatten().tolist(), "dtype": dtype_name(result)}
+
+
+def run_torch_backward(case, upstream):
+    """d input of the case's loss by autograd, given the upstream gradient
+    (a flat list, the result's values): a flat list of floats, or None where
+    torch raises in backward."""
+    loss_fn = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits}[case.loss]
+    kwargs = {k: v for k, v in case.tensors.items() if k in ("weight", "pos_weight")}
+    kwargs.update(case.options)
+    x = case.tensors["input"].detach().clone().requires_grad_()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = loss_fn(x, case.tensors["target"], **kwargs)
+            up = torch.tensor(upstream, dtype=torch.float64).to(result.dtype).reshape(result.shape)
+            result.backward(up)
+    except Exception:  # noqa: BLE001 - a backward that raises has no gradient to compare
+        return None
+    return x.grad.double().flatten().tolist()

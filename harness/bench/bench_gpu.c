@@ -36,7 +36,7 @@ typedef struct {
     const lf_backend *be;
     lf_problem p;
     lf_buffers b;
-    void *copy_dst;
+    void *copy_dst, *grad_out, *grad_in;
     size_t in_bytes, tg_bytes;
 } bench_call;
 
@@ -140,14 +140,19 @@ static bool open_call(const lf_backend *be, const bench_shape *s, bench_call *k)
     b->stats = be->alloc(sizeof *b->stats);
     b->scratch = be->alloc(k->in_bytes);
     k->copy_dst = be->alloc(k->in_bytes);
+    k->grad_in = be->alloc(k->in_bytes);
+    k->grad_out = be->alloc(8);
+    char one[8];
+    lf_store_f64(one, s->dtype, 0, 1.0); /* loss.backward(): an upstream gradient of 1 */
     return b->input && b->target && b->out && b->acc && b->rec && b->stats && b->scratch && k->copy_dst &&
+           k->grad_in && k->grad_out && !be->to_device(k->grad_out, one, (size_t)lf_dtype_size(s->dtype)) &&
            fill(be, (void *)b->input, n, s->dtype, k->p.C) && fill(be, (void *)b->target, rows, LF_I64, k->p.C);
 }
 
 static void close_call(bench_call *k)
 {
     void *all[] = {(void *)k->b.input, (void *)k->b.target, k->b.out, k->b.acc, k->b.rec, k->b.stats,
-                   k->b.scratch, k->copy_dst};
+                   k->b.scratch, k->copy_dst, k->grad_in, k->grad_out};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]) k->be->release(all[i]);
 }
@@ -164,8 +169,8 @@ static bool reset(bench_call *k)
            !k->be->to_device(k->b.stats, &st, sizeof st);
 }
 
-enum { PATH_COPY, PATH_GUARDED, PATH_UNGUARDED, PATH_REFERENCE, PATH_COUNT };
-static const char *const path_names[] = {"copy", "guarded", "unguarded", "reference"};
+enum { PATH_COPY, PATH_GUARDED, PATH_UNGUARDED, PATH_REFERENCE, PATH_GUARDED_BWD, PATH_COUNT };
+static const char *const path_names[] = {"copy", "guarded", "unguarded", "reference", "guarded+backward"};
 
 /* One run of a path; the milliseconds it took, or a negative number on failure. */
 static double run_once(bench_call *k, int path)
@@ -173,6 +178,10 @@ static double run_once(bench_call *k, int path)
     const lf_backend *be = k->be;
     lf_buffers b = k->b;
     if (path == PATH_UNGUARDED) b.stats = NULL;
+    if (path == PATH_GUARDED_BWD) { /* the loss and d input in one pass (a pass over the targets first) */
+        b.grad_out = k->grad_out;
+        b.grad_in = k->grad_in;
+    }
     if (!reset(k)) return -1;
     double t0 = now_ms();
     int rc = path == PATH_COPY        ? be->copy(k->copy_dst, b.input, k->in_bytes)
@@ -193,6 +202,27 @@ static bool read_loss(bench_call *k, double *loss)
         return false;
     *loss = lf_load_f64(out, (lf_dtype)k->p.out_dtype, 0);
     return st.n_bad == 0;
+}
+
+/* The fused backward's first row (the last run's): each value (softmax -
+ * onehot) / rows lies in [-1, 1] / rows, they sum to 0, and the label's is
+ * the one below 0. An algebraic check that needs no second implementation. */
+static bool grad_row_sane(bench_call *k)
+{
+    const lf_problem *p = &k->p;
+    size_t es = lf_dtype_size((lf_dtype)p->in_dtype);
+    char *row = malloc((size_t)p->C * es), label[8];
+    bool ok = row && !k->be->to_host(row, k->grad_in, (size_t)p->C * es) && p->S == 1 &&
+              !k->be->to_host(label, k->b.target, sizeof(int64_t));
+    double sum = 0, rows = (double)(p->N * p->S), eps = p->in_dtype == LF_BF16 || p->in_dtype == LF_F16 ? 1e-2 : 1e-5;
+    int64_t t = ok ? lf_load_i64(label, LF_I64, 0) : -1;
+    for (int64_t c = 0; ok && c < p->C; c++) {
+        double g = lf_load_f64(row, (lf_dtype)p->in_dtype, c) * rows;
+        sum += g;
+        ok = g >= -1 - eps && g <= 1 + eps && (c == t) == (g < 0);
+    }
+    free(row);
+    return p->S != 1 || (ok && fabs(sum) <= eps * (1 + sqrt((double)p->C)));
 }
 
 static int bench(const lf_backend *be, const bench_shape *s, int iters)
@@ -223,7 +253,9 @@ static int bench(const lf_backend *be, const bench_shape *s, int iters)
             break;
         }
         qsort(ms, (size_t)iters, sizeof *ms, compare_doubles);
+        /* a loss reads the input and the targets; with backward it also writes d input */
         double med = ms[iters / 2], bytes = path == PATH_COPY ? 2.0 * k.in_bytes : (double)(k.in_bytes + k.tg_bytes);
+        if (path == PATH_GUARDED_BWD) bytes += (double)k.in_bytes;
         if (path != PATH_COPY && !read_loss(&k, &loss[path])) {
             fprintf(stderr, "bench_gpu: %s: the guard saw bad labels in valid targets\n", s->text);
             status = 1;
@@ -233,12 +265,18 @@ static int bench(const lf_backend *be, const bench_shape *s, int iters)
         fflush(stdout);
         free(ms);
     }
+    if (!status && !grad_row_sane(&k)) {
+        fprintf(stderr, "bench_gpu: %s: d input's first row is not softmax minus the label's one-hot\n", s->text);
+        status = 1;
+    }
     /* The paths compute one loss: float32 accumulation over a row differs by rounding only. */
     double tol = 1e-4 * (1 + fabs(loss[PATH_REFERENCE])) * (s->dtype == LF_BF16 || s->dtype == LF_F16 ? 100 : 1);
     if (!status && !(fabs(loss[PATH_GUARDED] - loss[PATH_REFERENCE]) <= tol &&
-                     fabs(loss[PATH_UNGUARDED] - loss[PATH_REFERENCE]) <= tol)) {
-        fprintf(stderr, "bench_gpu: %s: the paths disagree: guarded %.9g, unguarded %.9g, reference %.9g\n", s->text,
-                loss[PATH_GUARDED], loss[PATH_UNGUARDED], loss[PATH_REFERENCE]);
+                     fabs(loss[PATH_UNGUARDED] - loss[PATH_REFERENCE]) <= tol &&
+                     fabs(loss[PATH_GUARDED_BWD] - loss[PATH_REFERENCE]) <= tol)) {
+        fprintf(stderr, "bench_gpu: %s: the paths disagree: guarded %.9g, unguarded %.9g, reference %.9g, "
+                "guarded+backward %.9g\n", s->text, loss[PATH_GUARDED], loss[PATH_UNGUARDED], loss[PATH_REFERENCE],
+                loss[PATH_GUARDED_BWD]);
         status = 1;
     }
     close_call(&k);

@@ -68,11 +68,13 @@ typedef struct {
     lf_init init;
 } lf_tensor;
 
-/* The backward half of a call, for a kernel under test that claims it: the
- * upstream gradient handed to backward (seeded; for reduction none random
- * with zeros, the same at the first position, or one value everywhere; for
- * mean and sum one random number) and whether the input requires grad. A
- * case without the key in its file gets the defaults (seed 0, random, true). */
+/* The backward half of a call, for a kernel under test that claims it and,
+ * where the case gives it (`given`: its "backward" key, or the fuzzer's), for
+ * lossfuzz's own reference and guard: the upstream gradient handed to
+ * backward (seeded; for reduction none random with zeros, the same at the
+ * first position, or one value everywhere; for mean and sum one random
+ * number) and whether the input requires grad. A case without the key in its
+ * file gets the defaults (seed 0, random, true). */
 typedef enum { LF_UPSTREAM_RANDOM, LF_UPSTREAM_ZERO_FIRST, LF_UPSTREAM_EQUAL, LF_UPSTREAM_COUNT } lf_upstream;
 typedef struct {
     bool given;                            /* written in the case file (or set by the fuzzer): kept there */

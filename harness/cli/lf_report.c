@@ -27,6 +27,33 @@ static json_t *value_json(const lf_result *r)
 
 static json_t *str_or_null(const char *s) { return s[0] ? json_string(s) : json_null(); }
 
+/* d input (and a fused linear's gradients) where a path gave them: "grad":
+ * {"input": {"state": "ok", "dtype": .., "values": [..]}, ..}. */
+static json_t *grads_json(const lf_result *r)
+{
+    json_t *o = json_object();
+    for (int p = 0; p < LF_GRAD_PARTS; p++) {
+        const lf_grad *g = &r->grad[p];
+        if (g->state == LF_GRAD_NONE) continue;
+        static const char *const states[] = {"none", "ok", "missing", "error"};
+        json_t *gj = json_pack("{s:s}", "state", states[g->state]);
+        if (g->state == LF_GRAD_OK) {
+            json_t *values = json_array();
+            for (int64_t i = 0; i < g->n; i++) json_array_append_new(values, number(g->values[i]));
+            json_object_set_new(gj, "dtype", json_string(lf_dtype_name(g->dtype)));
+            json_object_set_new(gj, "values", values);
+        } else {
+            json_object_set_new(gj, "message", json_string(g->message));
+        }
+        json_object_set_new(o, lf_grad_part_names[p], gj);
+    }
+    if (json_object_size(o) == 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *result_json(const lf_result *r, bool is_guard)
 {
     json_t *o = json_object();
@@ -52,6 +79,8 @@ static json_t *result_json(const lf_result *r, bool is_guard)
         json_object_set_new(a, "value", json_integer(r->value));
         json_object_set_new(o, "assert", a);
     }
+    json_t *grads = grads_json(r);
+    if (grads) json_object_set_new(o, "grad", grads);
     if (is_guard) {
         json_object_set_new(o, "hint", str_or_null(r->hint));
         json_object_set_new(o, "hint_id", str_or_null(r->hint_id));
@@ -67,14 +96,34 @@ static json_t *result_json(const lf_result *r, bool is_guard)
 
 void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verdict *v)
 {
-    (void)c;
     json_t *o = json_object();
     json_object_set_new(o, "file", json_string(file));
     json_object_set_new(o, "spec", result_json(&v->spec, false));
+    if (v->backward_asked && v->spec_backward.kind == LF_OUTCOME_DEVICE_ASSERT)
+        json_object_set_new(o, "spec_backward", result_json(&v->spec_backward, false));
+    double *up = v->backward_asked ? malloc(sizeof(double) * ((size_t)v->spec.n + 1)) : NULL;
+    if (up) { /* the upstream gradient the paths' backward got: another runner (torch) can take the same */
+        json_t *list = json_array();
+        lf_upstream_values(&c->backward, v->spec.n, up);
+        for (int64_t i = 0; i < v->spec.n; i++) json_array_append_new(list, number(up[i]));
+        json_object_set_new(o, "upstream", list);
+        free(up);
+    }
     if (v->reference.kind != LF_OUTCOME_NONE) json_object_set_new(o, "reference", result_json(&v->reference, false));
     if (v->guard.kind != LF_OUTCOME_NONE) json_object_set_new(o, "guard", result_json(&v->guard, true));
     if (v->has_torch) json_object_set_new(o, "torch", result_json(&v->torch, false));
     if (v->has_kernel) json_object_set_new(o, "kernel", result_json(&v->kernel, false));
+    if (v->spec_grad[LF_GRAD_INPUT].kind == LF_OUTCOME_OK) { /* the spec's d input: what the paths' were judged against */
+        const lf_result *g = &v->spec_grad[LF_GRAD_INPUT];
+        json_t *values = json_array(), *scales = json_array();
+        for (int64_t i = 0; i < g->n; i++) {
+            json_array_append_new(values, number(g->values[i]));
+            json_array_append_new(scales, number(g->scales[i]));
+        }
+        json_object_set_new(o, "spec_grad", json_pack("{s:s, s:o, s:o, s:s}", "dtype", lf_dtype_name(g->out_dtype),
+                                                         "values", values, "scale", scales, "tolerance_dtype",
+                                                         lf_dtype_name(g->tol_dtype)));
+    }
     if (v->kernel_skip[0]) json_object_set_new(o, "kernel_skipped", json_string(v->kernel_skip));
     if (v->torch_known[0]) json_object_set_new(o, "torch_known_difference", json_string(v->torch_known));
     json_object_set_new(o, "verdict", json_string(v->finding ? "finding" : "pass"));
@@ -107,7 +156,7 @@ static void text_line(FILE *out, const char *path, const lf_result *r, bool is_g
     if (is_guard && r->warning[0]) fprintf(out, "  %-10s warning        %s\n", "", r->warning);
 }
 
-/* The kernel's backward half, when it ran: each gradient, or why there is none. */
+/* A path's backward half, when it ran: each gradient, or why there is none. */
 static void grad_line(FILE *out, const lf_case *c, const lf_result *k)
 {
     const lf_backward *b = &c->backward;
@@ -133,8 +182,12 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     fprintf(out, "%s: %s, input %s %s, target %s %s\n", file, lf_loss_name(c->loss),
             lf_dtype_name(c->input.dtype), is, lf_dtype_name(c->target.dtype), ts);
     text_line(out, "spec", &v->spec, false);
+    if (v->backward_asked && v->spec_backward.kind == LF_OUTCOME_DEVICE_ASSERT)
+        fprintf(out, "  %-10s device_assert  in backward: %s\n", "", v->spec_backward.message);
     if (v->reference.kind != LF_OUTCOME_NONE) text_line(out, "reference", &v->reference, false);
+    grad_line(out, c, &v->reference);
     if (v->guard.kind != LF_OUTCOME_NONE) text_line(out, "guard", &v->guard, true);
+    grad_line(out, c, &v->guard);
     if (v->has_torch) text_line(out, "torch", &v->torch, false);
     if (v->has_kernel) text_line(out, "kernel", &v->kernel, false);
     if (v->has_kernel) grad_line(out, c, &v->kernel);

@@ -92,9 +92,10 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
     return judge_stats(c, be, p, &st, r);
 }
 
-/* Validation fused into the loss: the kernels compute the loss and gather the
- * targets' statistics in one pass (they never trust a label), and the
- * statistics decide whether the loss is the answer or the call is rejected. */
+/* Validation fused into the loss: the kernels compute the loss (and, where
+ * the case asks for backward, d input) and gather the targets' statistics in
+ * one pass (they never trust a label), and the statistics decide whether the
+ * loss is the answer or the call is rejected. */
 void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
 {
     lf_problem p;
@@ -121,7 +122,7 @@ void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
         memcpy(verdict.warning, r->warning, sizeof r->warning);
         memcpy(verdict.warning_id, r->warning_id, sizeof r->warning_id);
         if (!judge_stats(c, be, &p, &st, &verdict)) {
-            lf_result_free_values(r);
+            lf_result_free(r); /* its loss and gradient were computed on targets it rejects */
             *r = verdict;
         } else {
             memcpy(r->warning, verdict.warning, sizeof r->warning);

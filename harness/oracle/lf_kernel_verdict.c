@@ -9,40 +9,42 @@
 #include "lf_exec.h"
 #include "lf_verdict_build.h"
 
-/* One gradient (the input's, or a fused linear's weight's or bias's)
- * against the spec's: given where the tensor requires grad, of its shape
- * and dtype, and within tolerance. */
-static void judge_grad(const lf_case *c, lf_verdict *v, lf_grad_part p)
+void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_grad *k, lf_grad_part p)
 {
-    const lf_grad *k = &v->kernel.grad[p];
     const lf_result *g = &v->spec_grad[p];
     const lf_backward *b = &c->backward;
     const char *name = lf_grad_part_names[p];
+    char cls[96];
     if (k->state == LF_GRAD_MISSING && lf_grad_required(c, p)) {
-        lf_found(v, "grad-missing/kernel", "the %s requires grad, but the kernel's result gives it none: %s", name,
-                 k->message);
+        snprintf(cls, sizeof cls, "grad-missing/%s", path);
+        lf_found(v, cls, "the %s requires grad, but the %s's result gives it none%s%s", name, path,
+                 k->message[0] ? ": " : "", k->message);
         return;
     }
     if (k->state == LF_GRAD_ERROR) {
-        lf_found(v, "grad-error/kernel", "backward failed: %s", k->message);
+        snprintf(cls, sizeof cls, "grad-error/%s", path);
+        lf_found(v, cls, "backward failed: %s", k->message);
         return;
     }
     if (k->state != LF_GRAD_OK || g->kind != LF_OUTCOME_OK) return;
     if (k->n != g->n) {
-        lf_found(v, "grad-shape-mismatch/kernel", "the %s's gradient has %lld values, the %s %lld", name,
-                 (long long)k->n, name, (long long)g->n);
+        snprintf(cls, sizeof cls, "grad-shape-mismatch/%s", path);
+        lf_found(v, cls, "the %s's gradient has %lld values, the %s %lld", name, (long long)k->n, name, (long long)g->n);
         return;
     }
     if (k->dtype != g->out_dtype) {
-        lf_found(v, "grad-dtype-mismatch/kernel", "the %s's gradient is %s, the %s %s", name, lf_dtype_name(k->dtype),
-                 name, lf_dtype_name(g->out_dtype));
+        snprintf(cls, sizeof cls, "grad-dtype-mismatch/%s", path);
+        lf_found(v, cls, "the %s's gradient is %s, the %s %s", name, lf_dtype_name(k->dtype), name,
+                 lf_dtype_name(g->out_dtype));
         return;
     }
     int64_t i = lf_first_far(g->values, g->scales, k->values, g->n, g->tol_dtype);
-    if (i >= 0)
-        lf_found(v, "grad-mismatch/kernel", "d %s[%lld] = %.9g, spec %.9g (%s, tolerance of %s; upstream %s, seed %llu)",
-                 name, (long long)i, k->values[i], g->values[i], lf_dtype_name(g->out_dtype),
-                 lf_dtype_name(g->tol_dtype), lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+    if (i >= 0) {
+        snprintf(cls, sizeof cls, "grad-mismatch/%s", path);
+        lf_found(v, cls, "d %s[%lld] = %.9g, spec %.9g (%s, tolerance of %s; upstream %s, seed %llu)", name,
+                 (long long)i, k->values[i], g->values[i], lf_dtype_name(g->out_dtype), lf_dtype_name(g->tol_dtype),
+                 lf_upstream_name(b->upstream), (unsigned long long)b->seed);
+    }
 }
 
 /* The rest of PyTorch's contract on a valid call: every tensor given left as
@@ -55,7 +57,7 @@ static void judge_backward(const lf_case *c, lf_verdict *v)
                  k->changed);
         return;
     }
-    for (int p = 0; p < LF_GRAD_PARTS; p++) judge_grad(c, v, (lf_grad_part)p);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) lf_judge_grad(c, v, "kernel", &v->kernel.grad[p], (lf_grad_part)p);
     if (k->through_softmax[0])
         lf_found(v, "upstream-grad-mismatch/kernel", "called on softmax(input), which softmax saved for its "
                  "backward: %s", k->through_softmax);

@@ -135,9 +135,28 @@ static void compare_diagnosis(lf_verdict *v)
               (long long)s->index, (long long)s->value, (long long)g->index, (long long)g->value);
 }
 
-static void judge(lf_verdict *v)
+/* A built-in path asked for backward: its d input, there and as the spec's. */
+static void judge_builtin_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_result *r)
 {
-    const lf_result *s = &v->spec, *ref = &v->reference, *g = &v->guard;
+    char cls[96];
+    if (r->grad[LF_GRAD_INPUT].state == LF_GRAD_NONE) {
+        snprintf(cls, sizeof cls, "grad-missing/%s", path);
+        lf_found(v, cls, "the %s path computed the loss but gave no d input", path);
+        return;
+    }
+    lf_judge_grad(c, v, path, &r->grad[LF_GRAD_INPUT], LF_GRAD_INPUT);
+}
+
+/* What the reference must give: the spec's forward answer, or, where it was
+ * asked for backward and PyTorch's backward kernels assert, that assert. */
+static const lf_result *expected_reference(const lf_verdict *v)
+{
+    return v->backward_asked && v->spec_backward.kind == LF_OUTCOME_DEVICE_ASSERT ? &v->spec_backward : &v->spec;
+}
+
+static void judge(const lf_case *c, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *ref = &v->reference, *g = &v->guard, *rs = expected_reference(v);
     char cls[96];
     bool pytorch_rejects = s->kind != LF_OUTCOME_OK;
     lf_path_failed(v, "reference", ref);
@@ -162,18 +181,23 @@ static void judge(lf_verdict *v)
         snprintf(cls, sizeof cls, "false-alarm/%s", g->error);
         lf_found(v, cls, "PyTorch accepts the call; the guard rejected it: %s", g->message);
     }
-    if (ref->kind != s->kind) {
-        snprintf(cls, sizeof cls, "reference-mismatch/%s-vs-%s", lf_outcome_name(ref->kind), lf_outcome_name(s->kind));
-        lf_found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, s->message);
-    } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && !same_assert(ref, s)) {
+    if (ref->kind != rs->kind) {
+        snprintf(cls, sizeof cls, "reference-mismatch/%s-vs-%s", lf_outcome_name(ref->kind), lf_outcome_name(rs->kind));
+        lf_found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, rs->message);
+    } else if (rs->kind == LF_OUTCOME_DEVICE_ASSERT && !same_assert(ref, rs)) {
         lf_found(v, "reference-mismatch/assert-site",
               "reference asserted in %s (`%s`) at target[%lld], spec in %s (`%s`) at target[%lld]",
               lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
-              lf_kernel_name(s->kernel_id), lf_cond_text(s->cond_id), (long long)s->index);
+              lf_kernel_name(rs->kernel_id), lf_cond_text(rs->cond_id), (long long)rs->index);
     }
     compare_diagnosis(v);
-    if (s->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) lf_compare_values(v, "reference", ref);
+    if (rs->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) lf_compare_values(v, "reference", ref);
     if (s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) lf_compare_values(v, "guard", g);
+    /* backward: each path that computed the loss gives d input */
+    if (v->backward_asked && rs->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK)
+        judge_builtin_grad(c, v, "reference", ref);
+    if (v->backward_asked && s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK)
+        judge_builtin_grad(c, v, "guard", g);
 }
 
 /* A case's recorded expectations (its outcome, error, the guard's hint, PyTorch's numbers) against the spec. */
@@ -254,25 +278,32 @@ static void run_kernel_under_test(const lf_case *c, const lf_backend *be, lf_ver
         return;
     }
     if (progress) progress(ctx, "kernel (worker)");
-    /* Backward too, on a call PyTorch computes, when the kernel claims it:
-     * the upstream gradient goes with the case, borrowed for this run. An
-     * empty input has no gradient to check (and PyTorch's own backward then
-     * checks the dtypes its forward let pass). */
     lf_case run = *c;
-    double *upstream = NULL;
-    if (claims && claims->backward && v->spec.kind == LF_OUTCOME_OK && lf_dtype_is_float(c->input.dtype) &&
-        c->input.numel > 0 &&
-        (upstream = malloc(sizeof(double) * ((size_t)v->spec.n + 1)))) {
-        lf_upstream_values(&c->backward, v->spec.n, upstream);
-        run.backward.values = upstream;
-        run.backward.n_values = v->spec.n;
-    }
+    if (!(claims && claims->backward)) run.backward.values = NULL; /* forward only */
     lf_exec_run(be->kernel, &kernel_path, 1, &run, &v->kernel);
     v->has_kernel = true;
-    bool any_grad = false;
-    for (int p = 0; p < LF_GRAD_PARTS; p++) any_grad |= v->kernel.grad[p].state == LF_GRAD_OK;
-    if (upstream && any_grad) lf_spec_grad(c, upstream, v->spec_grad);
-    free(upstream);
+}
+
+/* Backward too, on a call PyTorch computes: the upstream gradient goes with
+ * the case, borrowed for this run (NULL where there is none to give). An
+ * empty input has no gradient to check (and PyTorch's own backward then
+ * checks the dtypes its forward let pass). */
+static double *upstream_for(const lf_case *c, const lf_verdict *v)
+{
+    if (v->spec.kind != LF_OUTCOME_OK || !lf_dtype_is_float(c->input.dtype) || c->input.numel == 0) return NULL;
+    double *up = malloc(sizeof(double) * ((size_t)v->spec.n + 1));
+    if (up) lf_upstream_values(&c->backward, v->spec.n, up);
+    return up;
+}
+
+/* The spec's gradients, where a path gave one to judge. */
+static void spec_gradients(const lf_case *c, lf_verdict *v, const double *upstream)
+{
+    const lf_result *paths[] = {&v->reference, &v->guard, &v->kernel};
+    bool any = false;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        for (int p = 0; p < LF_GRAD_PARTS; p++) any |= paths[i]->grad[p].state == LF_GRAD_OK;
+    if (upstream && any) lf_spec_grad(c, upstream, v->spec_grad);
 }
 
 void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
@@ -281,20 +312,32 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     memset(v, 0, sizeof *v);
     if (progress) progress(ctx, "spec");
     lf_spec_run(c, &v->spec);
+    lf_case run = *c;
+    double *upstream = upstream_for(c, v);
+    run.backward.values = upstream;
+    run.backward.n_values = upstream ? v->spec.n : 0;
     /* A kernel under test is judged against the spec alone: lossfuzz's own
      * kernels have their own campaigns, and would only slow this one. */
     /* lossfuzz's own kernels have no fused linear: its cases judge a kernel under test, or torch */
     bool own_paths = !be->kernel && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY;
-    if (own_paths) run_kernel_paths(c, be, v, progress, ctx);
+    if (own_paths) { /* backward where the case asks for it (its "backward" key; the fuzzers' cases) */
+        lf_case own = run;
+        if (!c->backward.given) own.backward.values = NULL;
+        v->backward_asked = lf_device_call_wants_grad(&own);
+        if (v->backward_asked) lf_spec_backward_assert(c, &v->spec_backward);
+        run_kernel_paths(&own, be, v, progress, ctx);
+    }
     if (be->torch) {
         static const lf_wire_path torch_path = LF_WIRE_TORCH;
         if (progress) progress(ctx, "torch (worker)");
         lf_exec_run(be->torch, &torch_path, 1, c, &v->torch);
         v->has_torch = true;
     }
-    if (be->kernel) run_kernel_under_test(c, be, v, progress, ctx);
+    if (be->kernel) run_kernel_under_test(&run, be, v, progress, ctx);
     if (progress) progress(ctx, NULL);
-    if (own_paths) judge(v);
+    spec_gradients(c, v, upstream);
+    free(upstream);
+    if (own_paths) judge(c, v);
     judge_expect(c, v);
     if (v->has_torch) judge_torch(c, be, v);
     if (v->has_kernel) lf_judge_kernel(c, be, v);
@@ -312,5 +355,6 @@ void lf_verdict_free(lf_verdict *v)
     lf_result_free(&v->guard);
     lf_result_free(&v->torch);
     lf_result_free(&v->kernel);
+    lf_result_free(&v->spec_backward);
     for (int p = 0; p < LF_GRAD_PARTS; p++) lf_result_free(&v->spec_grad[p]);
 }

@@ -6,7 +6,10 @@
  * like PyTorch (else reference-mismatch),
  * accepted cases give the spec's numbers on every path within the dtype's
  * tolerance, NaN-safe (else value-mismatch), and a case's recorded `expect`
- * still holds (else expect-mismatch). Memory safety is watched by ASan on the
+ * still holds (else expect-mismatch). Where the case asks for backward, both
+ * paths give the spec's d input (else grad-mismatch/reference,
+ * grad-mismatch/guard, grad-missing/...), and the reference's backward
+ * kernels assert where PyTorch's do (spec_backward; else reference-mismatch). Memory safety is watched by ASan on the
  * simulation: a stray access aborts the process with its report.
  * With a torch worker (lf_exec_backend.h), PyTorch itself is a fourth path,
  * judged against the spec (else torch-mismatch) unless a documented version
@@ -43,6 +46,12 @@ typedef struct {
     lf_result kernel;      /* the kernel under test (harness/kernel), when the backend has one */
     lf_result spec_grad[LF_GRAD_PARTS]; /* the spec's gradients, when the kernel returned one (lf_spec_grad) */
     bool has_kernel;       /* it ran on the case */
+    /* The built-in paths were asked for backward (an upstream gradient, an
+     * input that requires grad): their d input is judged against spec_grad,
+     * and the reference's backward asserts against spec_backward (kind NONE
+     * where PyTorch's backward kernels assert nothing). */
+    bool backward_asked;
+    lf_result spec_backward;
     char kernel_skip[96];  /* it was not sent the case: what the case uses that it does not claim */
     char torch_known[320]; /* a documented PyTorch version or device difference explains the answer of torch
                             * (or of a Python kernel, on the PyTorch it runs on) */

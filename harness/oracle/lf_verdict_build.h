@@ -17,6 +17,13 @@ void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got);
  * hang or broken device, an out-of-bounds access): its finding; true then. */
 bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r);
 
+/* One gradient a path gave (k: the input's, or a fused linear's weight's or
+ * bias's) against the spec's: given where the tensor requires grad, of its
+ * shape and dtype, within tolerance; else grad-missing/<path>,
+ * grad-error/<path>, grad-shape-mismatch/<path>, grad-dtype-mismatch/<path>
+ * or grad-mismatch/<path> (lf_kernel_verdict.c). */
+void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_grad *k, lf_grad_part p);
+
 /* The kernel under test against the spec (lf_kernel_verdict.c). */
 void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v);
 

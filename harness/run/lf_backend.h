@@ -22,6 +22,7 @@ typedef struct lf_backend {
     int (*reference_forward)(const lf_problem *p, const lf_buffers *b);
     int (*guarded_validate)(const lf_problem *p, const void *target, int64_t n, lf_target_stats *s);
     int (*guarded_forward)(const lf_problem *p, const lf_buffers *b);
+    int (*reference_backward)(const lf_problem *p, const lf_buffers *b);
     /* Why the device can do no more work (a sticky CUDA error: a device
      * assert, an illegal address), or NULL while it can. NULL: never breaks. */
     const char *(*broken)(void);
@@ -51,12 +52,18 @@ typedef struct {
     lf_canary_list mem; /* the same buffers, for the guard check and release */
 } lf_device_call;
 
-/* Copies the case in and allocates outputs (a log-probability scratch when
+/* Whether a call of this case gets backward too: the oracle handed it an
+ * upstream gradient (lf_backward.values) and its input requires grad. */
+bool lf_device_call_wants_grad(const lf_case *c);
+
+/* Copies the case in and allocates outputs (with the upstream gradient and
+ * d input where lf_device_call_wants_grad) (a log-probability scratch when
  * with_scratch). Returns false with a message on failure. */
 bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
                          bool with_scratch, lf_device_call *call, char *err, size_t errlen);
-/* Reads the assert record and the output back into r (values or a device
- * assert), or error oob_write when a kernel wrote outside its buffers. */
+/* Reads the assert record and the output back into r (values, and d input
+ * where asked, or a device assert), or error oob_write when a kernel wrote
+ * outside its buffers. */
 bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p,
                             lf_device_call *call, lf_result *r);
 void lf_device_call_close(const lf_backend *be, lf_device_call *call);

@@ -19,6 +19,24 @@ void *lf_device_copy(lf_canary_list *l, const char *name, const lf_tensor *t)
     return dev;
 }
 
+bool lf_device_call_wants_grad(const lf_case *c)
+{
+    return c->backward.values && lf_grad_required(c, LF_GRAD_INPUT) && c->input.numel > 0 &&
+           c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY;
+}
+
+/* The upstream gradient in the result's dtype (its values are exact in every float dtype). */
+static void *upstream_copy(lf_canary_list *l, const lf_case *c, const lf_problem *p)
+{
+    size_t es = lf_dtype_size((lf_dtype)p->out_dtype);
+    char *host = malloc((size_t)c->backward.n_values * es + 1);
+    if (!host) return NULL;
+    for (int64_t i = 0; i < c->backward.n_values; i++) lf_store_f64(host, (lf_dtype)p->out_dtype, i, c->backward.values[i]);
+    void *dev = lf_canary_add(l, "grad_out", (size_t)c->backward.n_values * es, (lf_dtype)p->out_dtype, host);
+    free(host);
+    return dev;
+}
+
 bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
                          bool with_scratch, lf_device_call *call, char *err, size_t errlen)
 {
@@ -41,12 +59,42 @@ bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_proble
     if (with_scratch)
         b->scratch = lf_canary_add(l, "scratch", (size_t)p->N * p->C * p->S * lf_dtype_size(c->input.dtype),
                                    c->input.dtype, NULL);
+    bool grad = lf_device_call_wants_grad(c);
+    if (grad) {
+        b->grad_out = upstream_copy(l, c, p);
+        b->grad_in = lf_canary_add(l, "grad_input", (size_t)c->input.numel * lf_dtype_size(c->input.dtype), c->input.dtype,
+                                   NULL);
+    }
     if (!b->input || !b->target || (c->weight.present && !b->weight) || (c->pos_weight.present && !b->pos_weight) ||
-        !b->out || !b->acc || !b->rec || (with_scratch && !b->scratch)) {
+        !b->out || !b->acc || !b->rec || (with_scratch && !b->scratch) || (grad && (!b->grad_out || !b->grad_in))) {
         snprintf(err, errlen, "%s backend: cannot allocate or copy the case's buffers", be->name);
         lf_device_call_close(be, call);
         return false;
     }
+    return true;
+}
+
+/* n values of dtype t from backend memory, in chunks: outputs can be large. */
+static bool read_values(const lf_backend *be, const void *src, lf_dtype t, int64_t n, double *dst)
+{
+    char chunk[8 * 64];
+    size_t esz = lf_dtype_size(t);
+    for (int64_t i = 0; i < n; i += 64) {
+        int64_t k = n - i < 64 ? n - i : 64;
+        if (be->to_host(chunk, (const char *)src + (size_t)i * esz, (size_t)k * esz)) return false;
+        for (int64_t j = 0; j < k; j++) dst[i + j] = lf_load_f64(chunk, t, j);
+    }
+    return true;
+}
+
+/* d input, in the input's logical order and dtype. */
+static bool read_grad(const lf_backend *be, const lf_case *c, const void *src, lf_grad *g)
+{
+    g->dtype = c->input.dtype;
+    g->n = c->input.numel;
+    g->values = calloc((size_t)g->n + 1, sizeof(double));
+    if (!g->values || !read_values(be, src, g->dtype, g->n, g->values)) return false;
+    g->state = LF_GRAD_OK;
     return true;
 }
 
@@ -71,18 +119,12 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
                  (long long)r->value, rec.fired);
         return true;
     }
-    char out[8 * 64];
     if (!lf_result_alloc_values(r, n, false)) return false;
     r->kind = LF_OUTCOME_OK;
     r->out_dtype = (lf_dtype)p->out_dtype;
     r->scalar = scalar;
-    for (int64_t i = 0; i < n; i += 64) { /* in chunks: outputs can be large */
-        int64_t k = n - i < 64 ? n - i : 64;
-        size_t esz = lf_dtype_size(r->out_dtype);
-        if (be->to_host(out, (char *)call->b.out + (size_t)i * esz, (size_t)k * esz)) return false;
-        for (int64_t j = 0; j < k; j++) r->values[i + j] = lf_load_f64(out, r->out_dtype, j);
-    }
-    return true;
+    return read_values(be, call->b.out, r->out_dtype, n, r->values) &&
+           (!call->b.grad_in || read_grad(be, c, call->b.grad_in, &r->grad[LF_GRAD_INPUT]));
 }
 
 void lf_device_call_close(const lf_backend *be, lf_device_call *call)

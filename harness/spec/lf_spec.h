@@ -28,6 +28,11 @@ int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p);
  * int64 targets. Fills r and returns true when one applies. */
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r);
 
+/* On a call whose forward PyTorch computes (lf_spec_run ok): whether its
+ * backward kernels assert (nll_loss2d_backward_kernel reads the int64 labels
+ * its forward read narrowed to int32), and where, into r (a device assert). */
+bool lf_spec_backward_assert(const lf_case *c, lf_result *r);
+
 /* The whole spec: plan, asserts, then values. */
 void lf_spec_run(const lf_case *c, lf_result *r);
 

@@ -224,6 +224,22 @@ void lf_spec_run(const lf_case *c, lf_result *r)
     else lf_spec_run_logits(c, NULL, r);
 }
 
+/* The device assert of `kernel_id` at target[bad], as CUDA reports it. */
+static void device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r)
+{
+    r->kind = LF_OUTCOME_DEVICE_ASSERT;
+    r->kernel_id = kernel_id;
+    r->cond_id = lf_assert_cond(kernel_id, c->target.dtype);
+    r->index = bad;
+    r->value = lf_load_i64(c->target.data, c->target.dtype, bad);
+    snprintf(r->error, sizeof r->error, "label_out_of_range");
+    snprintf(r->exception, sizeof r->exception, "RuntimeError");
+    snprintf(r->message, sizeof r->message,
+             "%s: Assertion `%s` failed (target[%lld] = %lld, n_classes = %lld); "
+             "then: CUDA error: device-side assert triggered",
+             lf_kernel_name(kernel_id), lf_cond_text(r->cond_id), (long long)bad, (long long)r->value, (long long)p->C);
+}
+
 void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r)
 {
     lf_problem p;
@@ -241,16 +257,19 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
         }
         return;
     }
-    r->kind = LF_OUTCOME_DEVICE_ASSERT;
-    r->kernel_id = p.kernel_id;
-    r->cond_id = lf_assert_cond(p.kernel_id, c->target.dtype);
-    r->index = bad;
-    r->value = lf_load_i64(c->target.data, c->target.dtype, bad);
-    snprintf(r->error, sizeof r->error, "label_out_of_range");
-    snprintf(r->exception, sizeof r->exception, "RuntimeError");
-    snprintf(r->message, sizeof r->message,
-             "%s: Assertion `%s` failed (target[%lld] = %lld, n_classes = %lld); "
-             "then: CUDA error: device-side assert triggered",
-             lf_kernel_name(p.kernel_id), lf_cond_text(r->cond_id), (long long)bad,
-             (long long)r->value, (long long)p.C);
+    device_assert(c, &p, p.kernel_id, bad, r);
+}
+
+bool lf_spec_backward_assert(const lf_case *c, lf_result *r)
+{
+    lf_problem p;
+    lf_result_init(r);
+    if (!lf_spec_plan(c, &p, r)) {
+        lf_result_init(r);
+        return false;
+    }
+    p.kernel_id = lf_backward_kernel(p.kernel_id);
+    int64_t bad = lf_spec_first_assert(c, &p);
+    if (bad >= 0) device_assert(c, &p, p.kernel_id, bad, r);
+    return bad >= 0;
 }

@@ -30,7 +30,8 @@ static void put(lf_result *g, int64_t at, double v, double mag)
  * is inf, NaN or flushed there, by the order it computes in. */
 static bool past_range(const grad_ctx *x, double mag)
 {
-    return isfinite(mag) && mag > lf_dtype_max(x->g->tol_dtype);
+    double max = fmin(lf_dtype_max(x->g->tol_dtype), lf_dtype_max(x->g->out_dtype)); /* the target's, the input's */
+    return isfinite(mag) && mag > max;
 }
 
 /* The scale of p[k] * sum(gl) in log_softmax's backward (what p may be off

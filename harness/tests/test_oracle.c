@@ -144,6 +144,43 @@ static void a_reference_that_does_not_assert_is_caught(void **state)
     assert_string_equal(finding_of(CE("[0, 4, 1]")), "reference-mismatch/ok-vs-device_assert");
 }
 
+static int reference_backward_without_asserts(const lf_problem *p, const lf_buffers *b)
+{
+    int rc = lf_sim_backend()->reference_backward(p, b);
+    memset(b->rec, 0, sizeof *b->rec);
+    return rc;
+}
+
+/* The fused backward's d input, its first value off by a little. */
+static int forward_grad_off_by_a_bit(const lf_problem *p, const lf_buffers *b)
+{
+    int rc = lf_sim_backend()->guarded_forward(p, b);
+    if (b->grad_in) lf_st_f64(b->grad_in, p->in_dtype, 0, lf_ld_f64(b->grad_in, p->in_dtype, 0) + 0.01);
+    return rc;
+}
+
+#define BACKWARD ", \"backward\": {\"seed\": 3, \"upstream\": \"random\", \"input_requires_grad\": true}}"
+
+static void backward_is_judged_on_both_paths(void **state)
+{
+    (void)state;
+    /* label 2^32+1 in a spatial mean: the forward reads it narrowed, the backward kernel asserts */
+    static const char *const truncated = "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": "
+        "[1, 3, 2], \"values\": {\"init\": \"randn\"}}, \"target\": {\"dtype\": \"int64\", \"shape\": [1, 2], "
+        "\"values\": [4294967297, 0]}" BACKWARD;
+    char valid[512];
+    snprintf(valid, sizeof valid, "%.*s" BACKWARD, (int)strlen(CE("[0, 3, 1]")) - 1, CE("[0, 3, 1]"));
+    broken = *lf_sim_backend();
+    assert_string_equal(finding_of(valid), "pass");
+    assert_string_equal(finding_of(truncated), "pass");
+    broken.reference_backward = reference_backward_without_asserts;
+    assert_string_equal(finding_of(truncated), "reference-mismatch/ok-vs-device_assert");
+    broken = *lf_sim_backend();
+    broken.guarded_forward = forward_grad_off_by_a_bit;
+    assert_string_equal(finding_of(valid), "grad-mismatch/guard");
+    assert_string_equal(finding_of(CE("[0, 3, 1]")), "pass"); /* no backward asked: d input is not computed */
+}
+
 static void comparison_is_nan_safe(void **state)
 {
     (void)state;
@@ -167,6 +204,7 @@ int main(void)
         cmocka_unit_test(a_guard_giving_the_wrong_reason_is_a_diagnosis_mismatch),
         cmocka_unit_test(wrong_numbers_are_a_value_mismatch),
         cmocka_unit_test(a_reference_that_does_not_assert_is_caught),
+        cmocka_unit_test(backward_is_judged_on_both_paths),
         cmocka_unit_test(comparison_is_nan_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
