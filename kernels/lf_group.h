@@ -54,6 +54,7 @@ LF_DEVICE lf_group lf_group_here(int lanes)
 {
     lf_group g;
     int64_t t = lf_thread_index();
+    if (blockDim.x != LF_BLOCK) __trap(); /* launched other than by LF_LAUNCH_GROUPS: the combines would misread */
     g.lanes = lanes;
     g.lane = (int)(t % lanes);
     g.index = t / lanes;

@@ -125,6 +125,8 @@ void lf_sim_assert_abort(const char *file, int line, int kernel_id, int cond_id)
  * Written in plain integer code so the CPU and the GPU round identically. */
 LF_DEVICE uint32_t lf_f32_bits(float f) { union { float f; uint32_t u; } c; c.f = f; return c.u; }
 LF_DEVICE float lf_bits_f32(uint32_t u) { union { float f; uint32_t u; } c; c.u = u; return c.f; }
+LF_DEVICE uint64_t lf_f64_bits(double d) { union { double d; uint64_t u; } c; c.d = d; return c.u; }
+LF_DEVICE double lf_bits_f64(uint64_t u) { union { double d; uint64_t u; } c; c.u = u; return c.d; }
 
 LF_DEVICE float lf_half_to_float(uint16_t h)
 {
