@@ -1,6 +1,7 @@
 #!/bin/bash
 # ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--asserts soft|hard]
 #            [--fast] [--mutant NAME] [--kernel LIB.so|py:MODULE:FUNCTION] [--out DIR] [--keep-going]
+#            [--json FILE]
 # A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
 # fuzz_prob, fuzz_linear, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
 # minimizes every finding into a JSON regression and ends with a summary line:
@@ -17,14 +18,17 @@
 # workers (a CUDA build of lossfuzz, build-fuzz/replay-cuda), the fuzzing
 # process links no CUDA. --kernel fuzzes your kernel (include/lossfuzz/kernel.h)
 # against the spec instead of lossfuzz's own: its findings and repros go to
-# fuzz-out/TARGET-kernel-NAME/. Exit: 0 no finding, 1 findings, 2 usage or build error.
+# fuzz-out/TARGET-kernel-NAME/. --json FILE also writes the summary as JSON
+# (target, engine, backend, asserts, sanitizers, mutant, kernel, seconds, execs,
+# execs_per_s, findings: [{class, repro}], findings_dir), for CI systems.
+# Exit: 0 no finding, 1 findings, 2 usage or build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 target=$1 seconds=$2
 shift 2
-engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" keep_going=0 kernel=""
+engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" keep_going=0 kernel="" json=""
 while [ $# -gt 0 ]; do
     case $1 in
     --engine) engine=$2; shift ;;
@@ -35,6 +39,7 @@ while [ $# -gt 0 ]; do
     --kernel) kernel=$2; shift ;;
     --out) out=$2; shift ;;
     --keep-going) keep_going=1 ;;
+    --json) json=$2; shift ;;
     *) echo "fuzz.sh: unknown option $1" >&2; usage ;;
     esac
     shift
@@ -203,4 +208,19 @@ hard_note=""
 summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)}${kernel:+ (kernel: $kernel_name)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
 [ "$n" -eq 0 ] || summary="$summary ($(printf '%s\n' "${classes[@]}" | paste -sd, -)), minimized repros: ${repros[*]}"
 echo "$summary"
+if [ -n "$json" ]; then # through Python's json: names and paths escaped as JSON wants them
+    python3 - "$json" "$target" "$engine" "$backend" "$asserts" "${sanitize:+asan+ubsan}" "$mutant" "$kernel_name" \
+        "$elapsed" "$execs" "$rate" "$work/findings" "${#classes[@]}" "${classes[@]}" "${repros[@]}" <<'PY' ||
+import json, sys
+a = sys.argv[1:]
+path, keys, n = a[0], ["target", "engine", "backend", "asserts", "sanitizers", "mutant", "kernel"], int(a[12])
+doc = dict(zip(keys, (v or None for v in a[1:8])))
+doc.update(seconds=int(a[8]), execs=int(a[9]), execs_per_s=int(a[10]), findings_dir=a[11])
+doc["findings"] = [{"class": c, "repro": r} for c, r in zip(a[13:13 + n], a[13 + n:13 + 2 * n])]
+with open(path, "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+PY
+        { echo "fuzz.sh: cannot write --json $json" >&2; exit 2; }
+fi
 [ "$n" -eq 0 ]

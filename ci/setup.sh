@@ -7,10 +7,11 @@
 #   Triton kernels on the CPU: the project's own Python, .venv (Debian's python3
 #           and its torch, plus a pinned triton from PyPI, --no-deps: no GPU
 #           packages), whose interpreter runs them (--kernel py:...)
-#   fuzzing: clang + libclang-rt-14-dev (libFuzzer, sanitizers), afl++
+#   fuzzing: clang + libclang-rt-14-dev (libFuzzer, sanitizers), afl++; zip, unzip and
+#           g++ for the OSS-Fuzz build (.clusterfuzzlite/build.sh: seed corpus zips)
 # CUDA (nvcc) is not a Debian package here: it is used from /usr/local/cuda when present.
 set -eu
-packages="cmake make gcc pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-torch python3-numpy clang libclang-rt-14-dev afl++"
+packages="cmake make gcc g++ pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-torch python3-numpy clang libclang-rt-14-dev afl++ zip unzip"
 triton=3.6.0
 missing=""
 for p in $packages; do

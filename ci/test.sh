@@ -6,6 +6,9 @@
 # without a GPU). Then every planted bug must be caught (ci/mutants.sh), and
 # each fuzz target gets a short libFuzzer and AFL++ smoke campaign, and
 # campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh);
+# the campaigns' JSON summaries and a JUnit report are summarized (ci/ci-summary.py),
+# the OSS-Fuzz build convention is run as those builders run it (ci/oss-fuzz-test.sh),
+# and a consumer project is built against the installed package (ci/install-test.sh);
 # the buggy example kernels (examples/kernels: C, Python) are found by
 # campaigns, and the correct ones give no finding.
 # Hard-assert campaigns run through the executor's workers on the simulation.
@@ -27,9 +30,20 @@ echo "== planted bugs =="
 ci/mutants.sh
 total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))
 echo "== fuzz smoke runs =="
+reports=$(mktemp -d)
 for target in fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
-    ci/fuzz.sh "$target" 10 --out "$(mktemp -d)"
+    ci/fuzz.sh "$target" 10 --out "$(mktemp -d)" --json "$reports/$target.json"
 done
+# The reports CI systems read: the campaigns' JSON and a JUnit run of the regressions, summarized.
+build/lossfuzz check --junit "$reports/regressions.xml" regressions/ >/dev/null
+python3 ci/ci-summary.py "$reports"/*.json "$reports/regressions.xml" | grep -q '| fuzz_safetensors | libfuzzer | sim |' ||
+    { echo "ci: ci/ci-summary.py did not summarize the campaigns"; exit 1; }
+total=$((total + 1))
+echo "== the OSS-Fuzz / ClusterFuzzLite build, in a simulated environment =="
+ci/oss-fuzz-test.sh
+echo "== lossfuzz as a package: installed, and a consumer project built against it =="
+ci/install-test.sh
+total=$((total + 2))
 for target in fuzz_class fuzz_prob fuzz_linear fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done

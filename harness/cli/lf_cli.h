@@ -20,6 +20,7 @@ int lf_cmd_minimize(int argc, char **argv);
 int lf_cmd_encode(int argc, char **argv);
 int lf_cmd_repro(int argc, char **argv);
 int lf_cmd_worker(int argc, char **argv);
+int lf_cmd_fuzz(int argc, char **argv);
 
 /* Options every command takes. */
 #define LF_CLI_COMMON_OPTIONS {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}

@@ -9,9 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef LF_PYTHON_DIR
-#define LF_PYTHON_DIR "python"
-#endif
+#include "lf_data.h"
 
 static bool env_flag(const char *name) { const char *v = getenv(name); return v && *v && strcmp(v, "0"); }
 
@@ -97,11 +95,12 @@ static bool find_program(const char *name, char *out, size_t outlen)
 static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, char *err, size_t errlen)
 {
     const char *script = getenv("LOSSFUZZ_PYTHON_WORKER");
-    char path[256], tried[1024] = "";
-    if (!script || !*script) script = LF_PYTHON_DIR "/lossfuzz_worker.py";
+    char path[256], tried[1024] = "", worker[4096], venv[4096];
+    lf_data_path("python/lossfuzz_worker.py", worker, sizeof worker); /* the source tree's, or the installed one */
+    lf_data_path(".venv/bin/python3", venv, sizeof venv);
+    if (!script || !*script) script = worker;
     const char *env_py = getenv("LOSSFUZZ_PYTHON");
-    const char *candidates[] = {env_py && *env_py ? env_py : NULL, LF_PYTHON_DIR "/../.venv/bin/python3", "python3",
-                                "/usr/bin/python3"};
+    const char *candidates[] = {env_py && *env_py ? env_py : NULL, venv, "python3", "/usr/bin/python3"};
     const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;

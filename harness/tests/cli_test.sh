@@ -95,4 +95,13 @@ printf '%s' '{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [2
 expect 0 "long.json: spec done in" env LOSSFUZZ_PROGRESS=always "$lf" check "$dir/long.json"
 expect 2 "GiB and" "$lf" check "$dir/huge.json"
 
+# --junit: a test case per file, a finding a <failure> with its class and the
+# case's report, an unusable file an <error>; an unwritable report is refused up front.
+expect 2 "1 passed, 1 failed, 1 unusable" "$lf" check --junit "$dir/junit.xml" "$dir/good.json" "$dir/wrong_expect.json" "$dir/truncated.json"
+expect 0 'tests="3" failures="1" errors="1"' cat "$dir/junit.xml"
+expect 0 '<failure type="expect-mismatch/ok"' cat "$dir/junit.xml"
+expect 0 '<error type="unusable"' cat "$dir/junit.xml"
+expect 0 'verdict    FINDING' cat "$dir/junit.xml"   # the case's report in the failure's body
+expect 2 "--junit: cannot write" "$lf" check --junit "$dir/no/such/dir/junit.xml" "$dir/good.json"
+
 finish

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""ci-summary.py FILE... - a Markdown summary of lossfuzz's CI reports, for a
+GitHub job summary ($GITHUB_STEP_SUMMARY) or any page that renders Markdown:
+ci/fuzz.sh --json campaign summaries (*.json) as a table of targets, execs/s
+and findings with their repros, and `lossfuzz check --junit` reports (*.xml)
+as counts and each failure's class. A file that cannot be read is named in the
+output and makes the exit status 1."""
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+
+def campaigns(docs):
+    print("### Fuzzing campaigns\n")
+    print("| target | engine | backend | seconds | execs | execs/s | findings |")
+    print("|---|---|---|---|---|---|---|")
+    for d in docs:
+        name = d["target"] + (" (planted bug: %s)" % d["mutant"] if d.get("mutant") else "") + \
+            (" (kernel: %s)" % d["kernel"] if d.get("kernel") else "")
+        found = ", ".join("`%s` ([repro](%s))" % (f["class"], f["repro"]) for f in d["findings"]) or "none"
+        print("| %s | %s | %s | %d | %d | %d | %s |" % (name, d["engine"], d["backend"], d["seconds"], d["execs"],
+                                                         d["execs_per_s"], found))
+    print()
+
+
+def junit(path, root):
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    a = suite.attrib
+    print("### `lossfuzz check`: %s\n" % path)
+    print("%s cases: %s failed, %s unusable, %s skipped\n" % (a.get("tests"), a.get("failures"), a.get("errors"),
+                                                             a.get("skipped")))
+    for case in suite.iter("testcase"):
+        for kind in ("failure", "error"):
+            el = case.find(kind)
+            if el is not None:
+                print("- %s `%s`: %s" % (kind, case.get("file", case.get("name")), el.get("message", "")))
+    print()
+
+
+def main(paths):
+    status, docs = 0, []
+    for path in paths:
+        try:
+            if path.endswith(".xml"):
+                junit(path, ET.parse(path).getroot())
+            else:
+                with open(path) as f:
+                    docs.append(json.load(f))
+        except (OSError, ValueError, KeyError, ET.ParseError) as exc:
+            print("- could not read %s: %s" % (path, exc))
+            status = 1
+    if docs:
+        try:
+            campaigns(docs)
+        except (KeyError, TypeError) as exc:
+            print("- a campaign summary lacks %s" % exc)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,33 @@
+# lossfuzz_add_kernel_test(NAME KERNEL [REGRESSIONS DIR] [SECONDS N] [TARGET T])
+# adds a user's kernel (KERNEL: a shared-library target built against
+# <lossfuzz/kernel.h>, or a path to one) to the user's CTest:
+#   NAME/fuzz         `lossfuzz fuzz`: SECONDS (default 10) of structure-aware
+#                     fuzzing of fuzz target T (default fuzz_class) from lossfuzz's
+#                     seed corpus, in the test's own process (no compiler or
+#                     fuzzing engine needed); a finding fails the test and leaves
+#                     its minimized repro in NAME-findings/ under the build tree
+#   NAME/regressions  `lossfuzz check --kernel` over DIR, where given: the repros
+#                     found before, kept forever
+function(lossfuzz_add_kernel_test name)
+  cmake_parse_arguments(LF "" "KERNEL;REGRESSIONS;SECONDS;TARGET" "" ${ARGN})
+  if(NOT LF_KERNEL)
+    message(FATAL_ERROR "lossfuzz_add_kernel_test(${name}): KERNEL is required")
+  endif()
+  if(TARGET ${LF_KERNEL})
+    set(lib $<TARGET_FILE:${LF_KERNEL}>)
+  else()
+    set(lib ${LF_KERNEL})
+  endif()
+  if(NOT LF_SECONDS)
+    set(LF_SECONDS 10)
+  endif()
+  if(NOT LF_TARGET)
+    set(LF_TARGET fuzz_class)
+  endif()
+  add_test(NAME ${name}/fuzz COMMAND lossfuzz::lossfuzz fuzz --kernel ${lib} --target ${LF_TARGET}
+           --seconds ${LF_SECONDS} --out ${CMAKE_CURRENT_BINARY_DIR}/${name}-findings)
+  set_tests_properties(${name}/fuzz PROPERTIES TIMEOUT 600)
+  if(LF_REGRESSIONS)
+    add_test(NAME ${name}/regressions COMMAND lossfuzz::lossfuzz check --kernel ${lib} ${LF_REGRESSIONS})
+  endif()
+endfunction()

@@ -1,0 +1,27 @@
+/* lf_data.c - lossfuzz's own files, in the source tree or installed (lf_data.h). */
+#define _XOPEN_SOURCE 700
+#include "lf_data.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef LF_SOURCE_DIR
+#define LF_SOURCE_DIR "."
+#endif
+
+bool lf_data_path(const char *rel, char *out, size_t len)
+{
+    char exe[4096];
+    snprintf(out, len, "%s/%s", LF_SOURCE_DIR, rel);
+    if (access(out, R_OK) == 0) return true;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1); /* <prefix>/bin/lossfuzz */
+    if (n <= 0) return false;
+    exe[n] = 0;
+    char installed[4096 + 64];
+    snprintf(installed, sizeof installed, "%s/../share/lossfuzz/%s", dirname(exe), rel);
+    if (access(installed, R_OK) != 0) return false;
+    snprintf(out, len, "%s", installed);
+    return true;
+}

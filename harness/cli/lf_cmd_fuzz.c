@@ -1,0 +1,188 @@
+/* lf_cmd_fuzz.c - `lossfuzz fuzz`: fuzzing with nothing but lossfuzz itself
+ * (no compiler, no fuzzing engine): the fuzz targets' structure-aware mutator
+ * (fuzzers/lf_mutate.c: shapes, dtypes, options, boundary labels, special
+ * logits) applied to the seed corpus and to the inputs it made, each case
+ * through the oracle - a kernel under test's contract with --kernel - until
+ * the time is up or the first finding, which is minimized into a regression.
+ * Black-box: it finds what the mutator reaches, not what coverage would lead
+ * to; ci/fuzz.sh (libFuzzer, AFL++) is the campaign for a build tree. It is
+ * what lossfuzz_add_kernel_test's smoke run uses (cmake/LossfuzzKernelTest.cmake). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lf_cli.h"
+#include "lf_clock.h"
+#include "lf_data.h"
+#include "lf_fuzz.h"
+#include "lf_minimize.h"
+
+static const char usage[] =
+    "usage: lossfuzz fuzz [--target fuzz_class|fuzz_prob|fuzz_linear] [--seconds S] [--seed N]\n"
+    "                     [--corpus DIR] [--out DIR] [--kernel LIB.so|py:MODULE:FUNCTION]\n"
+    "                     [--backend sim|cuda] [--asserts soft|hard]\n"
+    "\n"
+    "Fuzzes without a compiler or a fuzzing engine: mutates the seed corpus (lossfuzz's\n"
+    "corpus/TARGET, or --corpus) with the fuzz targets' structure-aware mutator, runs each\n"
+    "case through the oracle (your kernel's contract with --kernel), and stops at the first\n"
+    "finding, minimized into DIR. Black-box: ci/fuzz.sh runs coverage-guided campaigns.\n"
+    "\n"
+    LF_CLI_PATH_HELP
+    "  --target T      the byte format and its seeds (default fuzz_class)\n"
+    "  --seconds S     how long (default 10)\n"
+    "  --seed N        the mutator's seed (default 1): the same seed, the same cases\n"
+    "  --corpus DIR    seed inputs of the target's byte format (default: lossfuzz's)\n"
+    "  --out DIR       where a finding's minimized regression goes (default regressions/)\n"
+    "\n"
+    "Ends with \"TARGET: N cases in S s (N/s), findings: N\".\n"
+    "exit status: 0 no finding, 1 a finding, 2 usage or unusable input\n";
+
+enum { MAX_INPUT = 4096, POOL = 256 };
+
+typedef struct {
+    uint8_t *data[POOL];
+    size_t size[POOL];
+    int n, seeds; /* the first `seeds` entries are the corpus's, kept; the rest are replaced */
+} pool;
+
+/* The first MAX_INPUT bytes of a regular file, in a MAX_INPUT buffer; NULL when unreadable. */
+static uint8_t *read_input(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = f ? malloc(MAX_INPUT) : NULL;
+    *size = buf ? fread(buf, 1, MAX_INPUT, f) : 0;
+    if (f) fclose(f);
+    return buf;
+}
+
+static bool load_seeds(const char *dir, pool *p, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot read the seed corpus %.400s", dir);
+        return false;
+    }
+    for (struct dirent *e; (e = readdir(d)) && p->n < POOL / 2;) {
+        char path[4096 + 512];
+        size_t size;
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%.4000s/%.500s", dir, e->d_name);
+        if (!(p->data[p->n] = read_input(path, &size))) continue;
+        p->size[p->n++] = size;
+    }
+    closedir(d);
+    p->seeds = p->n;
+    if (p->n == 0) snprintf(err, errlen, "no seed inputs in %.400s", dir);
+    return p->n > 0;
+}
+
+/* Keeps an input the mutator made: the pool's mutated half, oldest out. */
+static void keep(pool *p, const uint8_t *data, size_t size, unsigned *next)
+{
+    int at = p->n < POOL ? p->n++ : p->seeds + (int)(*next++ % (unsigned)(POOL - p->seeds));
+    if (!p->data[at] && !(p->data[at] = malloc(MAX_INPUT))) return;
+    memcpy(p->data[at], data, size);
+    p->size[at] = size;
+}
+
+static unsigned rng(unsigned *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
+    return *s;
+}
+
+/* The finding's case, minimized and saved: its line names the regression. */
+static void save_finding(lf_case *c, const lf_backend *be, const char *out_dir)
+{
+    lf_minimize_stats st;
+    lf_minimize_opts opts = {.max_ms = 30e3};
+    char path[4096];
+    bool existed;
+    mkdir(out_dir, 0777); /* one level, as `minimize --out` takes it; an existing one is fine */
+    if (!lf_minimize(c, be, &opts, &st) ||
+        !lf_save_regression(c, st.signature, lf_paths_kernel_name(be), out_dir, path, sizeof path, &existed)) {
+        fprintf(stderr, "lossfuzz fuzz: cannot minimize or save the finding into %s\n", out_dir);
+        return;
+    }
+    printf("finding %s: minimized to %s%s\n", st.signature, path, existed ? " (already there)" : "");
+}
+
+int lf_cmd_fuzz(int argc, char **argv)
+{
+    static const struct option opts[] = {LF_CLI_PATH_OPTIONS, {"target", required_argument, NULL, 't'},
+                                         {"seconds", required_argument, NULL, 's'}, {"seed", required_argument, NULL, 'S'},
+                                         {"corpus", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
+                                         LF_CLI_COMMON_OPTIONS, {0}};
+    lf_paths_config cfg;
+    lf_cli_paths_default(&cfg);
+    lf_target target = LF_TARGET_CLASS;
+    double seconds = 10;
+    unsigned seed = 1;
+    const char *corpus = NULL, *out_dir = "regressions";
+    for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
+        if (o == 'h' || o == 'V') return LF_EXIT_PASS;
+        if (o == '?') return LF_EXIT_UNUSABLE;
+        int handled = lf_cli_path_option("fuzz", o, optarg, &cfg);
+        if (handled < 0) return LF_EXIT_UNUSABLE;
+        if (handled) continue;
+        char *end = NULL;
+        if (o == 't' && (!lf_cli_parse_target("fuzz", optarg, &target) || target == LF_TARGET_JSON || target == LF_TARGET_RAW)) {
+            fprintf(stderr, "lossfuzz fuzz: --target takes fuzz_class, fuzz_prob or fuzz_linear\n");
+            return LF_EXIT_UNUSABLE;
+        }
+        if (o == 's' && (!((seconds = strtod(optarg, &end)) > 0) || *end)) {
+            fprintf(stderr, "lossfuzz fuzz: --seconds takes a positive number, not '%s'\n", optarg);
+            return LF_EXIT_UNUSABLE;
+        }
+        if (o == 'S') seed = (unsigned)strtoul(optarg, NULL, 10);
+        if (o == 'c') corpus = optarg;
+        if (o == 'o') out_dir = optarg;
+    }
+    if (optind != argc) {
+        fprintf(stderr, "lossfuzz fuzz: takes no files (--corpus DIR for seeds)\n%s", usage);
+        return LF_EXIT_UNUSABLE;
+    }
+    char seeds_dir[4096], err[512], rel[64];
+    snprintf(rel, sizeof rel, "corpus/%s", lf_target_name(target));
+    if (!corpus) lf_data_path(rel, seeds_dir, sizeof seeds_dir);
+    else snprintf(seeds_dir, sizeof seeds_dir, "%s", corpus);
+    pool p = {0};
+    if (!load_seeds(seeds_dir, &p, err, sizeof err)) {
+        fprintf(stderr, "lossfuzz fuzz: %s\n", err);
+        return LF_EXIT_UNUSABLE;
+    }
+    const lf_backend *be = lf_cli_backend("fuzz", &cfg);
+    if (!be) return LF_EXIT_UNUSABLE;
+    unsigned s = seed ? seed : 1, replace = 0;
+    uint8_t buf[MAX_INPUT];
+    long cases = 0, findings = 0;
+    double start = lf_now_ms(), end_ms = start + seconds * 1e3;
+    while (lf_now_ms() < end_ms && !findings) {
+        int from = (int)(rng(&s) % (unsigned)p.n);
+        size_t size = p.size[from];
+        memcpy(buf, p.data[from], size);
+        for (unsigned k = 1 + rng(&s) % 3; k > 0; k--) size = lf_mutate(target, buf, size, MAX_INPUT, rng(&s), NULL);
+        lf_case c;
+        lf_verdict v;
+        lf_decode(target, buf, size, &c, NULL);
+        lf_oracle_check(&c, be, &v);
+        cases++;
+        if (v.finding) {
+            findings++;
+            printf("%s: %s\n", v.finding_class, v.detail);
+            save_finding(&c, be, out_dir);
+        } else if (rng(&s) % 4 == 0) {
+            keep(&p, buf, size, &replace);
+        }
+        lf_verdict_free(&v);
+        lf_case_free(&c);
+    }
+    double elapsed = (lf_now_ms() - start) / 1e3;
+    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld\n", lf_target_name(target), cases, elapsed,
+           elapsed > 0 ? cases / elapsed : 0.0, findings);
+    for (int i = 0; i < POOL; i++) free(p.data[i]);
+    lf_paths_close(be);
+    return findings ? LF_EXIT_FINDING : LF_EXIT_PASS;
+}
