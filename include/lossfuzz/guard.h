@@ -1,0 +1,54 @@
+/* lossfuzz/guard.h - lossfuzz's guard as a library: before a cross-entropy
+ * loss runs, say whether PyTorch would compute the call as asked, or raise, or
+ * hit a device-side assert, or silently miscompute - and why, with the first
+ * offending element and a hint. The tensors are DLPack's DLTensor (what
+ * PyTorch, CuPy and JAX exchange); they are read, never written, and only
+ * while the call runs. CPU tensors; the input's values are read only for
+ * probability targets (its shape, dtype and strides otherwise: data may be
+ * NULL). The Python package (python/lossfuzz) loads this library. */
+#ifndef LOSSFUZZ_GUARD_H
+#define LOSSFUZZ_GUARD_H
+
+#include <dlpack/dlpack.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOSSFUZZ_GUARD_ABI 1u
+
+/* One loss call, as torch.nn.functional takes it. */
+typedef struct {
+    const char *loss;             /* "cross_entropy", "nll_loss" or "binary_cross_entropy_with_logits" */
+    const DLTensor *input, *target;
+    const DLTensor *weight;       /* NULL: none */
+    const DLTensor *pos_weight;   /* NULL: none (BCE-with-logits only) */
+    int64_t ignore_index;         /* -100 as PyTorch's default */
+    const char *reduction;        /* "mean", "sum" or "none" */
+    double label_smoothing;       /* 0 as PyTorch's default */
+} lossfuzz_call;
+
+/* The guard's answer. Strings are NUL-terminated, empty when not given. */
+typedef struct {
+    int accepted;                 /* 1: PyTorch computes the call as asked (warning may be set) */
+    char error[48];               /* the rejection's stable class: label_out_of_range, target_dtype, ... */
+    char message[512];
+    char hint[512], hint_id[32];  /* what the data suggests the user did wrong */
+    char warning[512], warning_id[32];
+    int64_t index, value;         /* the first offending target element and its value; index -1: none */
+} lossfuzz_verdict;
+
+/* Runs the guard on the call: 0 with out filled, or -1 when the arguments
+ * themselves are unusable (a NULL tensor, a dtype DLPack names that PyTorch
+ * has no loss for, a tensor not on the CPU): out->message says which. */
+int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out);
+
+/* LOSSFUZZ_GUARD_ABI of the library: a caller built against another refuses it. */
+unsigned lossfuzz_guard_abi(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,139 @@
+"""lossfuzz for PyTorch users: no device-side assert ever again.
+
+    import lossfuzz
+    lossfuzz.check(logits, target, ignore_index=255)   # one line before the loss
+    loss = F.cross_entropy(logits, target, ignore_index=255)
+
+check() runs lossfuzz's guard (liblossfuzz_guard.so, include/lossfuzz/guard.h)
+on the call: it returns quietly when PyTorch computes it as asked, and raises
+GuardError - the error class, the first offending target element and a hint at
+the likely cause - where PyTorch would raise, hit a device-side assert (which
+kills the CUDA context for good) or silently return a wrong loss. A suspicious
+but valid call (soft targets not summing to 1, an ignore_index that is a real
+class) gives a LossfuzzWarning.
+
+    with lossfuzz.capture("bad_batch.safetensors"):
+        loss = F.cross_entropy(logits, target)
+
+capture() checks every cross_entropy, nll_loss and
+binary_cross_entropy_with_logits call made inside it; when one would fail,
+it writes that call's tensors and options as a .safetensors dump (never a
+pickle) before raising, for `lossfuzz repro bad_batch.safetensors`.
+
+Cost: the guard reads the targets (and, for probability targets, the input)
+on the CPU: CUDA tensors are copied to the host first (the input's values are
+not needed for class-index targets). On the development machine a check of a
+[64, 1000] float32 batch took about 0.1 ms (measured by python/tests/api_test.py).
+"""
+import contextlib
+import ctypes
+import functools
+import warnings
+
+from . import _native, _safetensors
+
+__all__ = ["check", "capture", "GuardError", "LossfuzzWarning"]
+_LOSSES = ("cross_entropy", "nll_loss", "binary_cross_entropy_with_logits")
+_lib = None
+
+
+class GuardError(RuntimeError):
+    """A call PyTorch would not compute as asked. Attributes: error (a stable
+    class: label_out_of_range, target_dtype, batch_size_mismatch, ...),
+    message, hint, hint_id, index and value (the first offending target
+    element and its value; index -1 when none)."""
+
+    def __init__(self, v):
+        self.error, self.message = v["error"], v["message"]
+        self.hint, self.hint_id, self.index, self.value = v["hint"], v["hint_id"], v["index"], v["value"]
+        text = "%s: %s" % (self.error, self.message)
+        super().__init__(text + ("\nhint: %s" % self.hint if self.hint else ""))
+
+
+class LossfuzzWarning(UserWarning):
+    """A call PyTorch computes, but that looks like a mistake."""
+
+
+def _guard():
+    global _lib
+    if _lib is None:
+        _lib = _native.load()
+    return _lib
+
+
+def _host(t, values_needed):
+    """t on the CPU when its values are read; a CUDA input's values are not
+    needed for class-index targets: its DLTensor then carries no data."""
+    if t is None or t.device.type == "cpu" or not values_needed:
+        return t
+    return t.detach().to("cpu")
+
+
+def _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, label_smoothing):
+    probs = target.is_floating_point()
+    x = _host(input, probs)
+    tensors = {"target": _host(target, True), "weight": _host(weight, True), "pos_weight": _host(pos_weight, True)}
+    dl = {k: _native.dltensor(t) for k, t in tensors.items() if t is not None}
+    dl["input"] = _native.dltensor(x, with_data=x.device.type == "cpu")
+    ptr = {k: ctypes.pointer(v) for k, v in dl.items()}
+    call = _native.Call(loss.encode(), ptr["input"], ptr["target"], ptr.get("weight"), ptr.get("pos_weight"),
+                        int(ignore_index), reduction.encode(), float(label_smoothing))
+    out = _native.Verdict()
+    if _guard().lossfuzz_guard_check(call, out) != 0:
+        raise TypeError("lossfuzz.check: %s" % out.message.decode())
+    fields = ("error", "message", "hint", "hint_id", "warning", "warning_id")
+    v = {k: getattr(out, k).decode(errors="replace") for k in fields}
+    v.update(accepted=bool(out.accepted), index=out.index, value=out.value)
+    return v
+
+
+def check(input, target, weight=None, *, loss="cross_entropy", pos_weight=None, ignore_index=-100, reduction="mean",
+          label_smoothing=0.0, **_ignored):
+    """Raises GuardError where PyTorch would not compute the loss as asked;
+    the keywords are F.cross_entropy's, nll_loss's and
+    binary_cross_entropy_with_logits's (loss= says which)."""
+    if loss not in _LOSSES:
+        raise ValueError("lossfuzz.check: loss must be one of %s" % ", ".join(_LOSSES))
+    v = _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, label_smoothing)
+    if not v["accepted"]:
+        raise GuardError(v)
+    if v["warning"]:
+        warnings.warn("%s: %s" % (v["warning_id"], v["warning"]), LossfuzzWarning, stacklevel=2)
+
+
+@contextlib.contextmanager
+def capture(path):
+    """Within it, each loss call is checked first; a call that would fail is
+    written to `path` (.safetensors: input, target, weight, pos_weight and the
+    options as metadata) and the GuardError raised. So is a call that raised
+    anyway: its tensors were readable, as a host error leaves them."""
+    import torch.nn.functional as F
+    originals = {name: getattr(F, name) for name in _LOSSES}
+
+    def wrap(name, fn):
+        @functools.wraps(fn)
+        def checked(input, target, weight=None, *args, **kw):
+            opts = dict(ignore_index=kw.get("ignore_index", -100), reduction=kw.get("reduction", "mean"),
+                        label_smoothing=kw.get("label_smoothing", 0.0))
+            pos_weight = kw.get("pos_weight")
+            try:
+                check(input, target, weight, loss=name, pos_weight=pos_weight, **opts)
+                return fn(input, target, weight, *args, **kw)
+            except Exception:
+                tensors = {"input": input, "target": target, "weight": weight, "pos_weight": pos_weight}
+                meta = {"loss": name, "reduction": opts["reduction"]}  # the options this loss takes
+                if name != "binary_cross_entropy_with_logits":
+                    meta["ignore_index"] = opts["ignore_index"]
+                if name == "cross_entropy":
+                    meta["label_smoothing"] = opts["label_smoothing"]
+                _safetensors.write(path, {k: t for k, t in tensors.items() if t is not None}, meta)
+                raise
+        return checked
+
+    for name, fn in originals.items():
+        setattr(F, name, wrap(name, fn))
+    try:
+        yield path
+    finally:
+        for name, fn in originals.items():
+            setattr(F, name, fn)
