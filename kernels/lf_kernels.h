@@ -173,6 +173,9 @@ typedef struct {
     int64_t n_rows_off_sum, first_row_off_sum; /* probability rows whose sum is not 1 */
     int64_t n_rows_multi_hot, n_rows_one_hot, n_negative_prob;
     int64_t n_narrowed_silently;       /* bad labels a kernel narrowing to int32 would read as valid */
+    /* Filled on the host after the pass (the kernels leave them): the labels
+     * at first_bad and first_narrowed, read back from the target's buffer. */
+    int64_t first_bad_value, first_narrowed_value;
 } lf_target_stats;
 
 /* No evidence yet: counts 0, no first element, no label seen. */
@@ -182,6 +185,7 @@ LF_HOST_DEVICE void lf_stats_init(lf_target_stats *s)
     s->n_rows_off_sum = s->n_rows_multi_hot = s->n_rows_one_hot = s->n_negative_prob = s->n_narrowed_silently = 0;
     s->first_bad = s->first_narrowed = s->first_row_off_sum = s->min_label = INT64_MAX;
     s->max_label = INT64_MIN;
+    s->first_bad_value = s->first_narrowed_value = 0;
 }
 
 /* a's evidence and b's together (commutative: a group reduction's MERGE). The

@@ -1,16 +1,25 @@
 /* lf_api_guard.c - include/lossfuzz/guard.h: the guard's validation (host
  * checks, the statistics pass over the targets, the diagnosis) on DLPack
  * tensors, in liblossfuzz_guard.so. The tensors become a case that borrows
- * their memory (a non-contiguous one is gathered into a contiguous copy: its
- * layout does not change what PyTorch decides) and runs on the simulation. */
+ * their memory (a non-contiguous CPU one is gathered into a contiguous copy:
+ * its layout does not change what PyTorch decides). CPU targets run on the
+ * simulation; CUDA targets stay on the GPU and run on the CUDA backend, which
+ * reads them where they are (lf_tensor.on_device). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lf_guard.h"
+#include "lf_layout.h"
 #include "lossfuzz/guard.h"
 
 unsigned lossfuzz_guard_abi(void) { return LOSSFUZZ_GUARD_ABI; }
+
+unsigned lossfuzz_guard_devices(void)
+{
+    const char *why;
+    return LOSSFUZZ_GUARD_CPU | (lf_backend_find("cuda", &why) ? LOSSFUZZ_GUARD_CUDA : 0u);
+}
 
 static bool dtype_of(DLDataType t, lf_dtype *out)
 {
@@ -25,13 +34,17 @@ static bool dtype_of(DLDataType t, lf_dtype *out)
     }
 }
 
-/* The DLTensor as a case tensor: borrowed when contiguous, else gathered. */
+/* The DLTensor as a case tensor: borrowed when contiguous, else gathered; a
+ * CUDA tensor stays where it is (on_device, its storage and strides), its
+ * values read only by the kernels - a target - or not at all. */
 static bool borrow(const char *name, const DLTensor *d, bool data_optional, lf_tensor *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     if (!d) return true; /* absent */
-    if (d->device.device_type != kDLCPU) {
-        snprintf(err, errlen, "%s is not on the CPU (DLPack device type %d)", name, (int)d->device.device_type);
+    bool cuda = d->device.device_type == kDLCUDA;
+    if (d->device.device_type != kDLCPU && !cuda) {
+        snprintf(err, errlen, "%s is on DLPack device type %d: the guard takes CPU and CUDA tensors", name,
+                 (int)d->device.device_type);
         return false;
     }
     if (!dtype_of(d->dtype, &t->dtype)) {
@@ -59,6 +72,15 @@ static bool borrow(const char *name, const DLTensor *d, bool data_optional, lf_t
         return false;
     }
     size_t es = lf_dtype_size(t->dtype);
+    if (cuda) {
+        int64_t strides[LF_MAX_DIMS];
+        for (int i = 0; i < d->ndim; i++) strides[i] = d->strides ? d->strides[i] : 0;
+        if (!d->strides) /* DLPack: NULL strides are row-major */
+            for (int i = d->ndim - 1, s = 1; i >= 0; i--) strides[i] = s, s *= (int)(d->shape[i] > 1 ? d->shape[i] : 1);
+        t->data = d->data;
+        t->borrowed = t->on_device = true;
+        return lf_layout_set(t, strides, (int64_t)(d->byte_offset / es), err, errlen);
+    }
     const char *base = (const char *)d->data + d->byte_offset;
     if (contiguous) {
         t->data = (void *)base;
@@ -87,6 +109,7 @@ int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out)
     lf_case c;
     lf_problem p;
     lf_result r;
+    const char *why = NULL;
     char err[256] = "";
     memset(out, 0, sizeof *out);
     out->index = -1;
@@ -99,11 +122,26 @@ int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out)
         goto done;
     }
     bool probs = call->target->dtype.code == kDLFloat || call->target->dtype.code == kDLBfloat;
+    bool on_cuda = call->target->device.device_type == kDLCUDA;
+    const lf_backend *be = lf_sim_backend();
+    if (on_cuda && probs) {
+        snprintf(err, sizeof err, "probability targets are read on the host: pass them (and the input) on the CPU");
+        goto done;
+    }
+    if (on_cuda && !(be = lf_backend_find("cuda", &why))) {
+        snprintf(err, sizeof err, "target is a CUDA tensor: %s", why);
+        goto done;
+    }
+    /* weights are checked by shape and dtype only: their values may stay unread (data NULL) */
     if (!borrow("input", call->input, !probs, &c.input, err, sizeof err) ||
         !borrow("target", call->target, false, &c.target, err, sizeof err) ||
-        !borrow("weight", call->weight, false, &c.weight, err, sizeof err) ||
-        !borrow("pos_weight", call->pos_weight, false, &c.pos_weight, err, sizeof err))
+        !borrow("weight", call->weight, true, &c.weight, err, sizeof err) ||
+        !borrow("pos_weight", call->pos_weight, true, &c.pos_weight, err, sizeof err))
         goto done;
+    if (!on_cuda && c.target.on_device) {
+        snprintf(err, sizeof err, "target is a CUDA tensor but the call was made for the CPU");
+        goto done;
+    }
     c.ignore_index = call->ignore_index;
     c.has_ignore_index = true;
     copy_text(c.reduction_name, sizeof c.reduction_name, call->reduction ? call->reduction : "mean");
@@ -111,7 +149,7 @@ int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out)
     c.has_reduction = true;
     c.label_smoothing = call->label_smoothing;
     c.has_label_smoothing = true;
-    out->accepted = lf_guard_validate_case(&c, lf_sim_backend(), &p, &r);
+    out->accepted = lf_guard_validate_case(&c, be, &p, &r);
     copy_text(out->error, sizeof out->error, r.error);
     copy_text(out->message, sizeof out->message, r.message);
     copy_text(out->hint, sizeof out->hint, r.hint);

@@ -64,6 +64,9 @@ typedef struct {
     int64_t strides[LF_MAX_DIMS];
     int64_t offset;
     bool borrowed;                         /* data belongs to someone else (a mapped dump) */
+    bool on_device;                        /* data is the backend's memory (a CUDA tensor handed to the
+                                            * guard library): given to the kernels as it is, never read
+                                            * on the host; borrowed too */
     bool generated;                        /* values came from `init`, not a list */
     lf_init init;
 } lf_tensor;

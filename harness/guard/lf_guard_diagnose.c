@@ -55,7 +55,7 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     bool truncated = st->n_narrowed_silently == st->n_bad;
     int64_t at = truncated ? st->first_narrowed : st->first_bad;
     long long first = (long long)at;
-    long long value = (long long)lf_load_i64(c->target.data, c->target.dtype, at);
+    long long value = (long long)(truncated ? st->first_narrowed_value : st->first_bad_value);
     r->kind = LF_OUTCOME_HOST_ERROR;
     snprintf(r->error, sizeof r->error, truncated ? "label_truncated" : "label_out_of_range");
     r->index = at;

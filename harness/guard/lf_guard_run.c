@@ -7,6 +7,23 @@
 #include "lf_guard.h"
 #include "lf_problem.h"
 
+/* The labels at first_bad and first_narrowed, read from the target's buffer
+ * in backend memory (storage element lf_tg_at: strided targets too), into
+ * the statistics: the diagnosis never reads the target on the host. */
+static bool read_named_labels(const lf_backend *be, const lf_problem *q, const void *target, lf_target_stats *st)
+{
+    int64_t *const idx[2] = {&st->first_bad, &st->first_narrowed};
+    int64_t *const val[2] = {&st->first_bad_value, &st->first_narrowed_value};
+    size_t es = lf_dtype_size((lf_dtype)q->tgt_dtype);
+    for (int k = 0; k < 2; k++) {
+        char one[8];
+        if (*idx[k] == INT64_MAX) continue;
+        if (be->to_host(one, (const char *)target + (size_t)lf_tg_at(q, *idx[k]) * es, es)) return false;
+        *val[k] = lf_load_i64(one, (lf_dtype)q->tgt_dtype, 0);
+    }
+    return true;
+}
+
 bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
                            lf_target_stats *st, lf_result *r)
 {
@@ -35,7 +52,7 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
     void *target = lf_device_copy(&mem, "target", tg);
     void *dst = lf_canary_add(&mem, "target_stats", sizeof *st, LF_I64, st);
     bool ok = target && dst && !be->guarded_validate(&q, target, n, (lf_target_stats *)dst) &&
-              lf_canary_check(&mem, r) && !be->to_host(st, dst, sizeof *st);
+              lf_canary_check(&mem, r) && !be->to_host(st, dst, sizeof *st) && read_named_labels(be, &q, target, st);
     lf_canary_end(&mem);
     return ok;
 }
@@ -112,7 +129,8 @@ void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
         call.b.stats = lf_canary_add(&call.mem, "target_stats", sizeof st, LF_I64, &st);
     int rc = p.path != LF_PATH_BCE && !call.b.stats ? -1 : be->guarded_forward(&p, &call.b);
     if (rc || !lf_device_call_collect(be, c, &p, &call, r) ||
-        (call.b.stats && r->kind == LF_OUTCOME_OK && be->to_host(&st, call.b.stats, sizeof st))) {
+        (call.b.stats && r->kind == LF_OUTCOME_OK &&
+         (be->to_host(&st, call.b.stats, sizeof st) || !read_named_labels(be, &p, call.b.target, &st)))) {
         lf_result_free_values(r);
         lf_result_error(r, "backend_error", "RuntimeError", "%s backend failed (code %d)", be->name, rc);
     } else if (call.b.stats && r->kind == LF_OUTCOME_OK) {

@@ -11,6 +11,7 @@
 void *lf_device_copy(lf_canary_list *l, const char *name, const lf_tensor *t)
 {
     if (!t->present) return NULL;
+    if (t->on_device) return t->data; /* already there: the caller's, not the list's */
     if (!t->strided) return lf_canary_add(l, name, (size_t)t->numel * lf_dtype_size(t->dtype), t->dtype, t->data);
     size_t bytes; /* the storage its strides describe, the gaps poisoned */
     void *storage = lf_layout_storage(t, &bytes);

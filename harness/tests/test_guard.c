@@ -133,6 +133,42 @@ static void one_hot_float_target_warns(void **state)
     lf_result_free(&r);
 }
 
+/* A target handed over in the backend's memory (lf_tensor.on_device, as the
+ * guard library keeps a CUDA target where it is): the same verdict, the
+ * offending label read back from that memory, strided too. */
+static void a_target_in_backend_memory_gets_the_same_verdict(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {SEG("int64", "[1, 2, 2]", "[1, 2, 3, 4]", ""),
+                                        SEG("int64", "[1, 2, 2]", "[0, 4294967297, 3, 2]", ""),
+                                        SEG("uint8", "[1, 2, 2]", "[0, 255, 3, 2]", ", \"ignore_index\": 3"),
+                                        SEG("int64", "[1, 2, 2]", "[0, 1, 3, 2]", "")};
+    const lf_backend *be = lf_sim_backend();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lf_case c;
+        lf_problem p;
+        lf_result host, dev;
+        lf_test_case(&c, cases[i]);
+        lf_guard_validate_case(&c, be, &p, &host);
+        size_t bytes = (size_t)c.target.numel * lf_dtype_size(c.target.dtype);
+        void *on_dev = be->alloc(bytes), *own = c.target.data;
+        assert_int_equal(be->to_device(on_dev, own, bytes), 0);
+        c.target.data = on_dev;
+        c.target.on_device = c.target.borrowed = true;
+        lf_guard_validate_case(&c, be, &p, &dev);
+        if (host.kind != dev.kind || strcmp(host.error, dev.error) || host.index != dev.index || host.value != dev.value)
+            fail_msg("%s: in host memory %s target[%lld] = %lld, in backend memory %s target[%lld] = %lld", cases[i],
+                     host.error, (long long)host.index, (long long)host.value, dev.error, (long long)dev.index,
+                     (long long)dev.value);
+        be->release(on_dev);
+        c.target.data = own;
+        c.target.on_device = c.target.borrowed = false;
+        lf_result_free(&host);
+        lf_result_free(&dev);
+        lf_case_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +176,7 @@ int main(void)
         cmocka_unit_test(interpolated_void_is_not_more_classes),
         cmocka_unit_test(accepted_cases_keep_their_warnings),
         cmocka_unit_test(one_hot_float_target_warns),
+        cmocka_unit_test(a_target_in_backend_memory_gets_the_same_verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

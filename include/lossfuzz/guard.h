@@ -3,9 +3,12 @@
  * hit a device-side assert, or silently miscompute - and why, with the first
  * offending element and a hint. The tensors are DLPack's DLTensor (what
  * PyTorch, CuPy and JAX exchange); they are read, never written, and only
- * while the call runs. CPU tensors; the input's values are read only for
- * probability targets (its shape, dtype and strides otherwise: data may be
- * NULL). The Python package (python/lossfuzz) loads this library. */
+ * while the call runs. Class-index targets may be CPU or CUDA tensors (a CUDA
+ * one is validated on the GPU, where it is: a library built with CUDA, on a
+ * machine with a GPU - lossfuzz_guard_devices); probability targets and the
+ * input they go with are read on the CPU. The input's values are read only for
+ * probability targets, a weight's never (data may be NULL then). The Python
+ * package (python/lossfuzz) loads this library. */
 #ifndef LOSSFUZZ_GUARD_H
 #define LOSSFUZZ_GUARD_H
 
@@ -46,6 +49,12 @@ int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out);
 
 /* LOSSFUZZ_GUARD_ABI of the library: a caller built against another refuses it. */
 unsigned lossfuzz_guard_abi(void);
+
+/* Where targets may live: LOSSFUZZ_GUARD_CPU always, LOSSFUZZ_GUARD_CUDA when
+ * this library was built with CUDA and a GPU is present. */
+#define LOSSFUZZ_GUARD_CPU 1u
+#define LOSSFUZZ_GUARD_CUDA 2u
+unsigned lossfuzz_guard_devices(void);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,7 @@ def load():
         lib.lossfuzz_guard_check.argtypes = [ctypes.POINTER(Call), ctypes.POINTER(Verdict)]
         lib.lossfuzz_guard_check.restype = ctypes.c_int
         lib.lossfuzz_guard_abi.restype = ctypes.c_uint
+        lib.lossfuzz_guard_devices.restype = ctypes.c_uint
         if lib.lossfuzz_guard_abi() != ABI:
             raise ImportError("%s has guard ABI %d, this package speaks %d" % (path, lib.lossfuzz_guard_abi(), ABI))
         return lib
@@ -64,16 +65,21 @@ def load():
                       "LOSSFUZZ_GUARD_LIB); tried: %s" % ", ".join(tried))
 
 
+CPU, CUDA = 1, 2  # lossfuzz_guard_devices' bits, and DLPack's device types kDLCPU, kDLCUDA
+
+
 def dltensor(t, with_data=True):
     """A DLTensor over tensor t (kept alive by the caller), its shape and
-    strides in ctypes arrays held on the struct."""
+    strides in ctypes arrays held on the struct; without data, its shape,
+    dtype and strides alone (a tensor whose values the guard does not read)."""
     name = str(t.dtype).replace("torch.", "")
     if name not in _DTYPES:
         raise TypeError("lossfuzz.check: a %s tensor: no loss takes one" % name)
     code, bits = _DTYPES[name]
     shape = (ctypes.c_int64 * max(t.dim(), 1))(*t.shape)
     strides = (ctypes.c_int64 * max(t.dim(), 1))(*t.stride())
-    d = DLTensor(ctypes.c_void_p(t.data_ptr() if with_data else 0), DLDevice(1, 0), t.dim(), DLDataType(code, bits, 1),
+    device = DLDevice(CUDA, t.device.index or 0) if with_data and t.device.type == "cuda" else DLDevice(CPU, 0)
+    d = DLTensor(ctypes.c_void_p(t.data_ptr() if with_data else 0), device, t.dim(), DLDataType(code, bits, 1),
                  shape, strides, 0)
     d._keep = (shape, strides)
     return d
