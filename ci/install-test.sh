@@ -27,6 +27,12 @@ expect 0 "Build files have been written" cmake -S examples/cmake-consumer -B "$t
 expect 0 "my_ce" cmake --build "$tmp/consumer"
 expect 0 "100% tests passed" ctest --test-dir "$tmp/consumer" --output-on-failure
 expect 0 "my_ce/fuzz" ctest --test-dir "$tmp/consumer" -N
+# a new project's empty regressions folder: that test skips, saying so, and nothing fails
+mkdir -p "$tmp/no-repros-yet"
+expect 0 "Build files have been written" cmake -S examples/cmake-consumer -B "$tmp/consumer2" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DREGRESSIONS_DIR="$tmp/no-repros-yet"
+expect 0 "my_ce" cmake --build "$tmp/consumer2"
+expect 0 "my_ce/regressions (Skipped)" ctest --test-dir "$tmp/consumer2"
 # the installed lossfuzz finds its own files: moved away from the source tree's
 expect 0 "fuzz_class: " env -u LOSSFUZZ_PYTHON_WORKER "$prefix/bin/lossfuzz" fuzz --seconds 1 --out "$tmp/findings"
 finish

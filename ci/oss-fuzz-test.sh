@@ -35,6 +35,7 @@ for engine in "${engines[@]}"; do
         continue
     fi
     ok
+    echo "ok   $engine: .clusterfuzzlite/build.sh built the targets into \$OUT"
     for t in $targets; do
         for f in "$t" "${t}_seed_corpus.zip" "$t.dict" "$t.options"; do
             [ -s "$out/$f" ] || { fail "$engine: \$OUT/$f missing"; continue 2; }

@@ -36,7 +36,7 @@ static const char usage[] =
     "  --corpus DIR    seed inputs of the target's byte format (default: lossfuzz's)\n"
     "  --out DIR       where a finding's minimized regression goes (default regressions/)\n"
     "\n"
-    "Ends with \"TARGET: N cases in S s (N/s), findings: N\".\n"
+    "Ends with \"TARGET: N cases in S s (N/s), findings: N (seeds: DIR; findings go to DIR)\".\n"
     "exit status: 0 no finding, 1 a finding, 2 usage or unusable input\n";
 
 enum { MAX_INPUT = 4096, POOL = 256 };
@@ -180,8 +180,8 @@ int lf_cmd_fuzz(int argc, char **argv)
         lf_case_free(&c);
     }
     double elapsed = (lf_now_ms() - start) / 1e3;
-    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld\n", lf_target_name(target), cases, elapsed,
-           elapsed > 0 ? cases / elapsed : 0.0, findings);
+    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld (seeds: %s; findings go to %s)\n", lf_target_name(target),
+           cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, findings, seeds_dir, out_dir);
     for (int i = 0; i < POOL; i++) free(p.data[i]);
     lf_paths_close(be);
     return findings ? LF_EXIT_FINDING : LF_EXIT_PASS;
