@@ -111,6 +111,10 @@ typedef struct {
     const double *logit_extra;
 } lf_problem;
 
+/* The rows of a class-index or probability call: a 1-D input is one row (it
+ * reads target[0] only). */
+LF_HOST_DEVICE int64_t lf_rows(const lf_problem *p) { return p->one_d ? 1 : p->N * p->S; }
+
 /* Offset of row-major element i of a tensor of that shape with these strides. */
 LF_DEVICE int64_t lf_strided_at(int ndim, const int64_t *shape, const int64_t *stride, int64_t i)
 {

@@ -91,14 +91,8 @@ static bool borrow(const char *name, const DLTensor *d, bool data_optional, lf_t
         snprintf(err, errlen, "out of memory");
         return false;
     }
-    for (int64_t i = 0; i < t->numel; i++) { /* gather: row-major index i at its strided offset */
-        int64_t off = 0, rest = i;
-        for (int k = d->ndim - 1; k >= 0; k--) {
-            off += (rest % d->shape[k]) * d->strides[k];
-            rest /= d->shape[k];
-        }
-        memcpy((char *)t->data + (size_t)i * es, base + off * (int64_t)es, es);
-    }
+    for (int64_t i = 0; i < t->numel; i++) /* gather: row-major index i at its strided offset */
+        memcpy((char *)t->data + (size_t)i * es, base + lf_strided_at(d->ndim, d->shape, d->strides, i) * (int64_t)es, es);
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 const char *const lf_grad_part_names[LF_GRAD_PARTS] = {"input", "linear_weight", "linear_bias"};
+const char *const lf_grad_state_names[4] = {"none", "ok", "missing", "error"};
 
 const lf_tensor *lf_grad_tensor(const lf_case *c, lf_grad_part p)
 {

@@ -14,6 +14,7 @@
 typedef enum { LF_GRAD_NONE, LF_GRAD_OK, LF_GRAD_MISSING, LF_GRAD_ERROR } lf_grad_state;
 typedef enum { LF_GRAD_INPUT, LF_GRAD_LINEAR_WEIGHT, LF_GRAD_LINEAR_BIAS, LF_GRAD_PARTS } lf_grad_part;
 extern const char *const lf_grad_part_names[LF_GRAD_PARTS]; /* the tensors' names: "input", ... */
+extern const char *const lf_grad_state_names[4];            /* "none", "ok", "missing", "error" */
 typedef struct {
     lf_grad_state state;
     lf_dtype dtype;

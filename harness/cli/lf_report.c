@@ -16,13 +16,17 @@ static json_t *number(double v)
     return json_real(v);
 }
 
+static json_t *numbers(const double *v, int64_t n)
+{
+    json_t *list = json_array();
+    for (int64_t i = 0; i < n; i++) json_array_append_new(list, number(v[i]));
+    return list;
+}
+
 static json_t *value_json(const lf_result *r)
 {
     if (r->kind != LF_OUTCOME_OK || !r->values) return json_null();
-    if (r->scalar) return number(r->values[0]);
-    json_t *list = json_array();
-    for (int64_t i = 0; i < r->n; i++) json_array_append_new(list, number(r->values[i]));
-    return list;
+    return r->scalar ? number(r->values[0]) : numbers(r->values, r->n);
 }
 
 static json_t *str_or_null(const char *s) { return s[0] ? json_string(s) : json_null(); }
@@ -35,13 +39,10 @@ static json_t *grads_json(const lf_result *r)
     for (int p = 0; p < LF_GRAD_PARTS; p++) {
         const lf_grad *g = &r->grad[p];
         if (g->state == LF_GRAD_NONE) continue;
-        static const char *const states[] = {"none", "ok", "missing", "error"};
-        json_t *gj = json_pack("{s:s}", "state", states[g->state]);
+        json_t *gj = json_pack("{s:s}", "state", lf_grad_state_names[g->state]);
         if (g->state == LF_GRAD_OK) {
-            json_t *values = json_array();
-            for (int64_t i = 0; i < g->n; i++) json_array_append_new(values, number(g->values[i]));
             json_object_set_new(gj, "dtype", json_string(lf_dtype_name(g->dtype)));
-            json_object_set_new(gj, "values", values);
+            json_object_set_new(gj, "values", numbers(g->values, g->n));
         } else {
             json_object_set_new(gj, "message", json_string(g->message));
         }
@@ -65,9 +66,7 @@ static json_t *result_json(const lf_result *r, bool is_guard)
     if (!is_guard) json_object_set_new(o, "exception", str_or_null(r->exception));
     if (r->kind == LF_OUTCOME_OK) json_object_set_new(o, "dtype", json_string(lf_dtype_name(r->out_dtype)));
     if (r->kind == LF_OUTCOME_OK && r->scales) { /* the spec's term magnitudes, for tolerances */
-        json_t *scale = r->scalar ? number(r->scales[0]) : json_array();
-        for (int64_t i = 0; !r->scalar && i < r->n; i++) json_array_append_new(scale, number(r->scales[i]));
-        json_object_set_new(o, "scale", scale);
+        json_object_set_new(o, "scale", r->scalar ? number(r->scales[0]) : numbers(r->scales, r->n));
         json_object_set_new(o, "tolerance_dtype", json_string(lf_dtype_name(r->tol_dtype)));
     }
     if (!is_guard && r->silent[0]) json_object_set_new(o, "silent", json_string(r->silent));
@@ -103,10 +102,8 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
         json_object_set_new(o, "spec_backward", result_json(&v->spec_backward, false));
     double *up = v->backward_asked ? malloc(sizeof(double) * ((size_t)v->spec.n + 1)) : NULL;
     if (up) { /* the upstream gradient the paths' backward got: another runner (torch) can take the same */
-        json_t *list = json_array();
         lf_upstream_values(&c->backward, v->spec.n, up);
-        for (int64_t i = 0; i < v->spec.n; i++) json_array_append_new(list, number(up[i]));
-        json_object_set_new(o, "upstream", list);
+        json_object_set_new(o, "upstream", numbers(up, v->spec.n));
         free(up);
     }
     if (v->reference.kind != LF_OUTCOME_NONE) json_object_set_new(o, "reference", result_json(&v->reference, false));
@@ -115,13 +112,9 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->has_kernel) json_object_set_new(o, "kernel", result_json(&v->kernel, false));
     if (v->spec_grad[LF_GRAD_INPUT].kind == LF_OUTCOME_OK) { /* the spec's d input: what the paths' were judged against */
         const lf_result *g = &v->spec_grad[LF_GRAD_INPUT];
-        json_t *values = json_array(), *scales = json_array();
-        for (int64_t i = 0; i < g->n; i++) {
-            json_array_append_new(values, number(g->values[i]));
-            json_array_append_new(scales, number(g->scales[i]));
-        }
         json_object_set_new(o, "spec_grad", json_pack("{s:s, s:o, s:o, s:s}", "dtype", lf_dtype_name(g->out_dtype),
-                                                         "values", values, "scale", scales, "tolerance_dtype",
+                                                         "values", numbers(g->values, g->n), "scale",
+                                                         numbers(g->scales, g->n), "tolerance_dtype",
                                                          lf_dtype_name(g->tol_dtype)));
     }
     if (v->kernel_skip[0]) json_object_set_new(o, "kernel_skipped", json_string(v->kernel_skip));

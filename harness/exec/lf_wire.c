@@ -251,8 +251,6 @@ static void set_text(json_t *o, const char *key, const char *text)
     if (text[0]) json_object_set_new(o, key, json_string(text));
 }
 
-static const char *const grad_states[] = {NULL, "ok", "missing", "error"};
-
 /* The backward half of an ok result, as read_grads reads it: "grads" names
  * each tensor's gradient, the values of those that are "ok" after the
  * result's in the path's area, in lf_grad_part order. */
@@ -273,7 +271,7 @@ static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, 
             at += g->n;
             gj = json_pack("{s:s, s:I, s:s}", "state", "ok", "n", (json_int_t)g->n, "dtype", lf_dtype_name(g->dtype));
         } else {
-            gj = json_pack("{s:s, s:s}", "state", grad_states[g->state], "message", g->message);
+            gj = json_pack("{s:s, s:s}", "state", lf_grad_state_names[g->state], "message", g->message);
         }
         json_object_set_new(grads, lf_grad_part_names[p], gj);
     }

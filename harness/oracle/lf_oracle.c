@@ -278,19 +278,22 @@ static void run_kernel_under_test(const lf_case *c, const lf_backend *be, lf_ver
         return;
     }
     if (progress) progress(ctx, "kernel (worker)");
-    lf_case run = *c;
-    if (!(claims && claims->backward)) run.backward.values = NULL; /* forward only */
-    lf_exec_run(be->kernel, &kernel_path, 1, &run, &v->kernel);
+    lf_exec_run(be->kernel, &kernel_path, 1, c, &v->kernel);
     v->has_kernel = true;
 }
 
-/* Backward too, on a call PyTorch computes: the upstream gradient goes with
- * the case, borrowed for this run (NULL where there is none to give). An
- * empty input has no gradient to check (and PyTorch's own backward then
- * checks the dtypes its forward let pass). */
-static double *upstream_for(const lf_case *c, const lf_verdict *v)
+/* Backward too, on a call PyTorch computes, where it is asked for - by the
+ * case for lossfuzz's own paths (its "backward" key; the fuzzers' cases), by
+ * its claims for a kernel under test: the upstream gradient goes with the
+ * case, borrowed for this run (NULL where there is none to give). An empty
+ * input has no gradient to check (and PyTorch's own backward then checks the
+ * dtypes its forward let pass). */
+static double *upstream_for(const lf_case *c, const lf_backend *be, bool own_paths, const lf_verdict *v)
 {
-    if (v->spec.kind != LF_OUTCOME_OK || !lf_dtype_is_float(c->input.dtype) || c->input.numel == 0) return NULL;
+    const lf_kernel_claims *claims = be->kernel ? lf_exec_kernel_claims(be->kernel) : NULL;
+    bool asked = own_paths ? c->backward.given : claims && claims->backward;
+    if (!asked || v->spec.kind != LF_OUTCOME_OK || !lf_dtype_is_float(c->input.dtype) || c->input.numel == 0)
+        return NULL;
     double *up = malloc(sizeof(double) * ((size_t)v->spec.n + 1));
     if (up) lf_upstream_values(&c->backward, v->spec.n, up);
     return up;
@@ -312,20 +315,18 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     memset(v, 0, sizeof *v);
     if (progress) progress(ctx, "spec");
     lf_spec_run(c, &v->spec);
-    lf_case run = *c;
-    double *upstream = upstream_for(c, v);
-    run.backward.values = upstream;
-    run.backward.n_values = upstream ? v->spec.n : 0;
     /* A kernel under test is judged against the spec alone: lossfuzz's own
      * kernels have their own campaigns, and would only slow this one. */
     /* lossfuzz's own kernels have no fused linear: its cases judge a kernel under test, or torch */
     bool own_paths = !be->kernel && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY;
-    if (own_paths) { /* backward where the case asks for it (its "backward" key; the fuzzers' cases) */
-        lf_case own = run;
-        if (!c->backward.given) own.backward.values = NULL;
-        v->backward_asked = lf_device_call_wants_grad(&own);
+    lf_case run = *c;
+    double *upstream = upstream_for(c, be, own_paths, v);
+    run.backward.values = upstream;
+    run.backward.n_values = upstream ? v->spec.n : 0;
+    if (own_paths) {
+        v->backward_asked = lf_device_call_wants_grad(&run);
         if (v->backward_asked) lf_spec_backward_assert(c, &v->spec_backward);
-        run_kernel_paths(&own, be, v, progress, ctx);
+        run_kernel_paths(&run, be, v, progress, ctx);
     }
     if (be->torch) {
         static const lf_wire_path torch_path = LF_WIRE_TORCH;
