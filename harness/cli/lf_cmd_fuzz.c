@@ -81,7 +81,7 @@ static bool load_seeds(const char *dir, pool *p, char *err, size_t errlen)
 /* Keeps an input the mutator made: the pool's mutated half, oldest out. */
 static void keep(pool *p, const uint8_t *data, size_t size, unsigned *next)
 {
-    int at = p->n < POOL ? p->n++ : p->seeds + (int)(*next++ % (unsigned)(POOL - p->seeds));
+    int at = p->n < POOL ? p->n++ : p->seeds + (int)((*next)++ % (unsigned)(POOL - p->seeds));
     if (!p->data[at] && !(p->data[at] = malloc(MAX_INPUT))) return;
     memcpy(p->data[at], data, size);
     p->size[at] = size;
