@@ -130,5 +130,6 @@ expect 0 "1 passed" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$1"
 expect 0 "findings: 0" "$lossfuzz" fuzz --seconds 3 --kernel "$dir/ce_plain.so" --out "$fz"
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1
 expect 2 "--target takes fuzz_class, fuzz_prob or fuzz_linear" "$lossfuzz" fuzz --target fuzz_json
+expect 2 "--seed takes a number, not 'abc'" "$lossfuzz" fuzz --seed abc
 rm -rf "$fz"
 finish

@@ -136,7 +136,10 @@ int lf_cmd_fuzz(int argc, char **argv)
             fprintf(stderr, "lossfuzz fuzz: --seconds takes a positive number, not '%s'\n", optarg);
             return LF_EXIT_UNUSABLE;
         }
-        if (o == 'S') seed = (unsigned)strtoul(optarg, NULL, 10);
+        if (o == 'S' && ((seed = (unsigned)strtoul(optarg, &end, 10)), *optarg < '0' || *optarg > '9' || *end)) {
+            fprintf(stderr, "lossfuzz fuzz: --seed takes a number, not '%s'\n", optarg);
+            return LF_EXIT_UNUSABLE;
+        }
         if (o == 'c') corpus = optarg;
         if (o == 'o') out_dir = optarg;
     }
