@@ -41,8 +41,8 @@ def _rows(input, target, weight=None, ignore_index=-100, reduction="mean", count
         raise ValueError("rows: int64 class indices only")
     if weight is not None and weight.shape != (input.shape[1],):
         raise ValueError("rows: weight must have one element per class")
-    # PyTorch returns an empty batch's result before it looks at the weight's dtype.
-    if weight is not None and input.shape[0] and weight.dtype != input.dtype:
+    # PyTorch's nll_loss checks the weight's dtype on an empty batch too.
+    if weight is not None and weight.dtype != input.dtype:
         raise ValueError("rows: weight must have the input's dtype")
     keep = target != ignore_index
     bad = keep & ((target < 0) | (target >= input.shape[1]))

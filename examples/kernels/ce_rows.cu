@@ -294,8 +294,8 @@ static int prepare(const lossfuzz_call *call, ce_args *a, char *error, size_t si
     a->reduction = call->reduction;
     if (w && (w->ndim != 1 || w->shape[0] != a->c))
         return reject(error, size, "weight must have one element per class");
-    /* PyTorch returns an empty batch's result before it looks at the weight's dtype. */
-    if (w && a->n > 0 && (w->dtype.code != x->dtype.code || w->dtype.bits != x->dtype.bits))
+    /* PyTorch's nll_loss checks the weight's dtype on an empty batch too. */
+    if (w && (w->dtype.code != x->dtype.code || w->dtype.bits != x->dtype.bits))
         return reject(error, size, "weight must have the input's dtype");
     if (w) {
         a->w = at(w);

@@ -79,9 +79,8 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                   : tg->ndim == want_ndim && !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
     bool weight_ok = !w->present || ((spatial || LF_MUTANT_IS(WEIGHT_NUMEL_ONLY)) ? w->numel == C
                                                                                    : (w->ndim == 1 && w->numel == C));
-    /* PyTorch returns the result of no targets before it looks at these dtypes */
-    bool empty = in->ndim != 1 && tg->numel == 0;
-    bool dtype_ok = tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial) || empty;
+    bool unchecked = lf_class_dtype_checks_skipped(c);
+    bool dtype_ok = tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial) || unchecked;
     /* nll_loss checks the target's rank, its dtype, then its size and the weight; nll_loss2d
      * the target's shape, the weight, then the dtype (a 4-D input's spatial sizes after the weight) */
     bool rank_ok = spatial ? (in->ndim == 4 ? tg->ndim == 3 : shape_ok) : tg->ndim <= 1;
@@ -103,7 +102,7 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                       "input of shape %s has no elements but the target has %lld", is, (long long)tg->numel);
     }
     if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
-    if (w->present && w->dtype != in->dtype && !empty)
+    if (w->present && w->dtype != in->dtype && !unchecked)
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
                       lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
     lf_problem_init(c, p, LF_PATH_CLASS);
@@ -111,6 +110,7 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     /* which kernel reads the labels decides how: nll_loss2d's mean/sum narrows them to int32 */
     p->kernel_id = !spatial ? LF_K_NONE : c->reduction == LF_REDUCTION_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0) p->label_smoothing = c->label_smoothing;
+    lf_problem_class_out_dtype(c, p);
     return true;
 }
 

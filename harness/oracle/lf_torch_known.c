@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lf_oracle.h"
+#include "lf_problem.h"
 
 static bool any_non_finite(const double *v, int64_t n)
 {
@@ -73,10 +74,14 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
         (c->loss == LF_LOSS_NLL || c->target.shape[0] != c->input.shape[0]))
         return "1-D input with a 1-D target: 2.x accepts shape [1] only, 1.13 accepts [C] and rejects [1] "
                "unless C == 1 (the spec models 2.x)";
-    if (cpu && s->kind == LF_OUTCOME_OK && t->kind == LF_OUTCOME_HOST_ERROR && c->input.ndim >= 2 &&
-        c->input.shape[0] == 0 && (!strcmp(t->error, "target_dtype") || !strcmp(t->error, "weight_dtype")))
-        return "an empty batch returns on CUDA before the kernels dispatch on the target's and weight's dtypes "
-               "(PyTorch 2.11, H100); the CPU checks them (the spec models CUDA)";
+    if (cpu && s->kind == LF_OUTCOME_OK && t->kind == LF_OUTCOME_HOST_ERROR && lf_class_dtype_checks_skipped(c) &&
+        (!strcmp(t->error, "target_dtype") || !strcmp(t->error, "weight_dtype")))
+        return "CUDA's nll_loss2d returns for a target without elements before it reads the target's or the weight's "
+               "dtype (NLLLoss2d.cu); the CPU checks them (the spec models CUDA)";
+    if (torch1 && s->kind == LF_OUTCOME_HOST_ERROR && !strcmp(s->error, "target_dtype") && t->kind == LF_OUTCOME_OK &&
+        c->input.ndim <= 2 && c->target.numel == 0)
+        return "nll_loss's meta function checks the target's dtype on an empty batch too since PyTorch PR 175151 "
+               "(2026); 1.13 returns the empty result (the spec models PyTorch main)";
     if (t->kind == LF_OUTCOME_HOST_ERROR && !strcmp(t->error, "unsupported"))
         return "this PyTorch has no kernel for these dtypes on this device (\"not implemented for\"): "
                "nothing to compare";

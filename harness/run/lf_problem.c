@@ -47,3 +47,22 @@ void lf_problem_layout(const lf_tensor *in, lf_problem *p)
     p->S = 1;
     for (int d = 2; d < in->ndim; d++) p->S *= in->shape[d];
 }
+
+/* Read in PyTorch's source (main, 2026): nll_loss (1-D/2-D input) checks the
+ * target's dtype in its meta function and the weight's at the top of its CUDA
+ * forward, before either returns for an empty batch (PRs 175151 and 172018,
+ * CPU/CUDA parity: test_modules.py's NLLLoss error input); nll_loss2d (4-D
+ * input, and 3-D or 5-D+ after nll_loss_nd's reshape) returns for a target
+ * without elements before it reads either tensor, forward and backward. */
+bool lf_class_dtype_checks_skipped(const lf_case *c)
+{
+    return c->input.ndim > 2 && c->target.numel == 0;
+}
+
+/* cross_entropy_loss_label_smoothing adds -(input * weight).sum(class_dim) to
+ * nll_loss's result: type promotion, no dtype check. A weight of another
+ * dtype gets there only past a skipped check (an empty spatial batch). */
+void lf_problem_class_out_dtype(const lf_case *c, lf_problem *p)
+{
+    if (p->label_smoothing > 0 && c->weight.present) p->out_dtype = lf_dtype_promote(c->input.dtype, c->weight.dtype);
+}

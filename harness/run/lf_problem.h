@@ -18,4 +18,13 @@ void lf_problem_views(const lf_case *c, lf_problem *p);
  * a 1-D input (one_d, N = 1), else 1; S is the product of the dims after it. */
 void lf_problem_layout(const lf_tensor *input, lf_problem *p);
 
+/* Whether PyTorch skips a class-index call's target and weight dtype checks
+ * (the spec and the guard both ask): only nll_loss2d's, on a target without
+ * elements. lf_problem.c says where each check lives. */
+bool lf_class_dtype_checks_skipped(const lf_case *c);
+
+/* A class-index call's result dtype, once p->label_smoothing is set: the
+ * input's, promoted with a weight of another dtype by label smoothing. */
+void lf_problem_class_out_dtype(const lf_case *c, lf_problem *p);
+
 #endif

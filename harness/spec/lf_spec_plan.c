@@ -37,16 +37,14 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
     lf_problem_init(c, p, LF_PATH_CLASS);
     lf_problem_layout(in, p);
     p->label_smoothing = smoothing;
-    /* No targets: CUDA returns before its kernels dispatch on the target's and
-     * the weight's dtypes, so no dtype error (an empty batch measured on an
-     * H100 with PyTorch 2.11; an empty spatial dim read in NLLLoss2d.cu). */
-    bool empty = in->ndim != 1 && tg->numel == 0;
+    lf_problem_class_out_dtype(c, p);
+    bool unchecked = lf_class_dtype_checks_skipped(c);
     if (in->ndim <= 2) { /* nll_loss: TORCH_META_FUNC(nll_loss_forward), 2.15 order */
         if (tg->ndim > 1) {
             lf_result_error(r, "target_shape", "RuntimeError", "0D or 1D target tensor expected, multi-target not supported");
             return false;
         }
-        if (tg->dtype != LF_I64 && tg->dtype != LF_U8 && !empty) {
+        if (tg->dtype != LF_I64 && tg->dtype != LF_U8) {
             lf_result_error(r, "target_dtype", "RuntimeError", "expected target dtype to be Long or Byte, but got %s",
                             lf_torch_type_name(tg->dtype));
             return false;
@@ -98,14 +96,14 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                             (long long)(tg->numel / tg->shape[0]), (long long)in->shape[0], (long long)in->shape[1]);
             return false;
         }
-        if (tg->dtype != LF_I64 && !empty) {
+        if (tg->dtype != LF_I64 && !unchecked) {
             lf_result_error(r, "target_dtype", "RuntimeError", "expected scalar type Long but found %s",
                             lf_torch_type_name(tg->dtype));
             return false;
         }
         p->kernel_id = p->reduction == LF_RED_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
     }
-    if (w->present && w->dtype != in->dtype && !empty) {
+    if (w->present && w->dtype != in->dtype && !unchecked) {
         lf_result_error(r, "weight_dtype", "RuntimeError", "expected scalar type %s but found %s",
                         lf_torch_type_name(in->dtype), lf_torch_type_name(w->dtype));
         return false;

@@ -153,6 +153,36 @@ static void empty_and_ignored_reductions(void **state)
     lf_result_free(&r);
 }
 
+/* Which dtype checks an empty batch meets (lf_class_dtype_checks_skipped):
+ * nll_loss's always, nll_loss2d's never; label smoothing's product promotes. */
+static void empty_batch_dtype_checks(void **state)
+{
+    (void)state;
+    const char *fmt = "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float16\", \"shape\": %s, \"values\": []},"
+                      " \"target\": {\"dtype\": \"%s\", \"shape\": %s, \"values\": []},"
+                      " \"weight\": {\"dtype\": \"float32\", \"shape\": [3], \"values\": [1, 2, 3]},"
+                      " \"label_smoothing\": %s, \"reduction\": \"none\"}";
+    char json[512];
+    snprintf(json, sizeof json, fmt, "[0, 3]", "int64", "[0]", "0.1");
+    lf_result r = spec_of(json);
+    assert_string_equal(r.error, "weight_dtype");
+    lf_result_free(&r);
+    snprintf(json, sizeof json, fmt, "[0, 3]", "int32", "[0]", "0.0");
+    r = spec_of(json);
+    assert_string_equal(r.error, "target_dtype"); /* the meta function's check comes first */
+    lf_result_free(&r);
+    snprintf(json, sizeof json, fmt, "[0, 3, 2]", "int32", "[0, 2]", "0.0");
+    r = spec_of(json);
+    assert_int_equal(r.kind, LF_OUTCOME_OK);
+    assert_int_equal(r.out_dtype, LF_F16); /* nll_loss2d's result: the input's dtype */
+    lf_result_free(&r);
+    snprintf(json, sizeof json, fmt, "[0, 3, 2]", "int64", "[0, 2]", "0.1");
+    r = spec_of(json);
+    assert_int_equal(r.kind, LF_OUTCOME_OK);
+    assert_int_equal(r.out_dtype, LF_F32); /* plus -(input * weight).sum(1): promoted */
+    lf_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +192,7 @@ int main(void)
         cmocka_unit_test(host_errors_have_pytorchs_classes),
         cmocka_unit_test(silent_options_are_accepted),
         cmocka_unit_test(empty_and_ignored_reductions),
+        cmocka_unit_test(empty_batch_dtype_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
