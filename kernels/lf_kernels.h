@@ -35,6 +35,10 @@ typedef enum {
     LF_K_NLL_BWD_REDUCE_2D, /* nll_loss_backward_reduce_cuda_kernel_2d */
     LF_K_NLL2D_BWD_NO_REDUCE, /* nll_loss2d_backward_no_reduce_kernel */
     LF_K_NLL2D_BWD_REDUCE,  /* nll_loss2d_backward_kernel */
+    /* label smoothing's mean with class weights: weight.gather(0, the int64
+     * labels not ignored), whose kernel asserts on an index past the weight
+     * (ScatterGatherKernel.cu; CUDA prints the lambda's name) */
+    LF_K_GATHER,            /* operator() */
     LF_K_COUNT
 } lf_kernel_id;
 
@@ -50,7 +54,8 @@ LF_HOST_DEVICE int lf_backward_kernel(int kernel_id)
  * the no-reduce kernels name the label cur_target, the others t; an unsigned
  * (uint8) label is only checked against n_classes. Measured on an H100 with
  * PyTorch 2.11 (conformance/torch-2.11-cuda). */
-enum { LF_COND_NONE, LF_COND_T_RANGE, LF_COND_T_UPPER, LF_COND_CUR_RANGE, LF_COND_CUR_UPPER, LF_COND_COUNT };
+enum { LF_COND_NONE, LF_COND_T_RANGE, LF_COND_T_UPPER, LF_COND_CUR_RANGE, LF_COND_CUR_UPPER, LF_COND_GATHER,
+       LF_COND_COUNT };
 
 /* The label a kernel reads: nll_loss2d_forward_kernel (spatial mean/sum)
  * narrows int64 targets to int32 when 32-bit indexing is possible (always, for
@@ -74,6 +79,7 @@ LF_DEVICE int lf_label_narrowed_silently(int64_t raw, int64_t read, int64_t C, i
 
 LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 {
+    if (kernel_id == LF_K_GATHER) return LF_COND_GATHER;
     int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE || kernel_id == LF_K_NLL_BWD_NO_REDUCE ||
               kernel_id == LF_K_NLL2D_BWD_NO_REDUCE;
     int upper_only = tgt_dtype == LF_U8;
@@ -97,6 +103,8 @@ typedef struct {
     int in_dtype, tgt_dtype, w_dtype, pw_dtype, out_dtype;
     int has_weight, has_pos_weight;
     int kernel_id;          /* lf_kernel_id an out-of-range target asserts in */
+    int raises_after_nll;   /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
+                             * weight view or gather index dtype): its gather kernel never runs */
     /* The input's dims; for BCE the element strides of weight/pos_weight
      * broadcast to them (0 along broadcast dims). */
     int ndim;
@@ -110,6 +118,20 @@ typedef struct {
      * in units of the dtype (lf_spec_linear.c); NULL otherwise. */
     const double *logit_extra;
 } lf_problem;
+
+/* Label smoothing masks its term and counts its mean's rows by the int64
+ * label (cross_entropy_loss_label_smoothing: target == ignore_index), not by
+ * the label nll_loss2d_forward_kernel read narrowed. */
+LF_HOST_DEVICE int lf_smooth_kept(int64_t raw, int64_t ignore_index) { return raw != ignore_index; }
+
+/* Whether label smoothing's mean gathers the class weights by those labels
+ * (weight.gather(0, kept labels), LF_K_GATHER): a kept int64 label outside
+ * [0, C) asserts there, though nll_loss read it narrowed into a class. */
+LF_HOST_DEVICE int lf_smooth_gathers(const lf_problem *p)
+{
+    return p->path == LF_PATH_CLASS && p->label_smoothing > 0 && p->has_weight && p->reduction == LF_RED_MEAN &&
+           !p->raises_after_nll;
+}
 
 /* The rows of a class-index or probability call: a 1-D input is one row (it
  * reads target[0] only). */
@@ -172,6 +194,8 @@ typedef struct {
     int64_t n_bad, first_bad;          /* out of range and not ignored; first_bad (INT64_MAX if none) is the
                                         * first a kernel asserts on, first_narrowed the first it narrows */
     int64_t first_narrowed;
+    int64_t first_gathered;            /* the first narrowed label that is not the ignore_index as an int64:
+                                        * where label smoothing's weight.gather asserts (lf_smooth_gathers) */
     int64_t n_ignored, n_negative, n_eq_c, n_eq_255, n_ge_c, n_non_integer;
     int64_t min_label, max_label;      /* over non-ignored targets */
     int64_t n_rows_off_sum, first_row_off_sum; /* probability rows whose sum is not 1 */
@@ -179,7 +203,7 @@ typedef struct {
     int64_t n_narrowed_silently;       /* bad labels a kernel narrowing to int32 would read as valid */
     /* Filled on the host after the pass (the kernels leave them): the labels
      * at first_bad and first_narrowed, read back from the target's buffer. */
-    int64_t first_bad_value, first_narrowed_value;
+    int64_t first_bad_value, first_narrowed_value, first_gathered_value;
 } lf_target_stats;
 
 /* No evidence yet: counts 0, no first element, no label seen. */
@@ -187,9 +211,9 @@ LF_HOST_DEVICE void lf_stats_init(lf_target_stats *s)
 {
     s->n_bad = s->n_ignored = s->n_negative = s->n_eq_c = s->n_eq_255 = s->n_ge_c = s->n_non_integer = 0;
     s->n_rows_off_sum = s->n_rows_multi_hot = s->n_rows_one_hot = s->n_negative_prob = s->n_narrowed_silently = 0;
-    s->first_bad = s->first_narrowed = s->first_row_off_sum = s->min_label = INT64_MAX;
+    s->first_bad = s->first_narrowed = s->first_gathered = s->first_row_off_sum = s->min_label = INT64_MAX;
     s->max_label = INT64_MIN;
-    s->first_bad_value = s->first_narrowed_value = 0;
+    s->first_bad_value = s->first_narrowed_value = s->first_gathered_value = 0;
 }
 
 /* a's evidence and b's together (commutative: a group reduction's MERGE). The
@@ -212,6 +236,7 @@ LF_HOST_DEVICE void lf_stats_merge(lf_target_stats *a, const lf_target_stats *b)
     if (LF_MUTANT_IS(LAST_BAD_NAMED) && b->first_bad != INT64_MAX) a->first_bad = b->first_bad;
     else LF_MIN_(first_bad);
     LF_MIN_(first_narrowed);
+    LF_MIN_(first_gathered);
     LF_MIN_(first_row_off_sum);
     LF_MIN_(min_label);
     a->max_label = b->max_label > a->max_label ? b->max_label : a->max_label;
@@ -238,11 +263,13 @@ typedef struct {
 } lf_buffers;
 
 /* Reduction accumulators: loss sum, weight sum (mean's denominator), label
- * smoothing sum, and the number of targets that were not ignored (the rows'
- * sums, LF_ACC_ROWS of them); then, for the guard's fused backward, what a row's
+ * smoothing sum, the number of targets that were not ignored, and label
+ * smoothing's own mean denominator (the weights, or the count, of the int64
+ * labels that are not the ignore_index: lf_smooth_kept) - the rows' sums,
+ * LF_ACC_ROWS of them; then, for the guard's fused backward, what a row's
  * gradient needs before the rows run: the mean's denominator and the class
  * weights' sum. */
-enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_ROWS,
+enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_SMOOTH_W, LF_ACC_ROWS,
        LF_ACC_DENOM = LF_ACC_ROWS, LF_ACC_WSUM, LF_ACC_COUNT };
 
 /* Each backend exports these under its prefix: lf_sim_* (kernels/sim) and

@@ -19,6 +19,7 @@ LF_DEVICE const char *lf_kernel_name_at(int id)
     case LF_K_NLL_BWD_REDUCE_2D: return "nll_loss_backward_reduce_cuda_kernel_2d";
     case LF_K_NLL2D_BWD_NO_REDUCE: return "nll_loss2d_backward_no_reduce_kernel";
     case LF_K_NLL2D_BWD_REDUCE: return "nll_loss2d_backward_kernel";
+    case LF_K_GATHER: return "operator()";
     default: return "?";
     }
 }
@@ -31,6 +32,7 @@ LF_DEVICE const char *lf_cond_text_at(int id)
     case LF_COND_T_UPPER: return "t < n_classes";
     case LF_COND_CUR_RANGE: return "cur_target >= 0 && cur_target < n_classes";
     case LF_COND_CUR_UPPER: return "cur_target < n_classes";
+    case LF_COND_GATHER: return "idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"";
     default: return "?";
     }
 }

@@ -176,8 +176,10 @@ bool lf_exec_parse_assert_line(const char *line, lf_result *r)
     const char *b = !a ? NULL : block ? strchr(a + 11, '`') : strstr(a + 11, "' failed");
     const char *kend = block ? block : a && a - line >= 2 && a[-2] == ':' ? a - 2 : NULL;
     if (!kend || !b) return false;
-    const char *k = kend;
-    while (k > line && (k[-1] == '_' || (k[-1] >= '0' && k[-1] <= '9') || ((k[-1] | 32) >= 'a' && (k[-1] | 32) <= 'z'))) k--;
+    const char *k = kend; /* an identifier, or a lambda's "operator()" (the gather kernel) */
+    while (k > line && (k[-1] == '_' || k[-1] == '(' || k[-1] == ')' || (k[-1] >= '0' && k[-1] <= '9') ||
+                        ((k[-1] | 32) >= 'a' && (k[-1] | 32) <= 'z')))
+        k--;
     char kernel[128], cond[256];
     snprintf(kernel, sizeof kernel, "%.*s", (int)(kend - k), k);
     snprintf(cond, sizeof cond, "%.*s", (int)(b - a - 11), a + 11);

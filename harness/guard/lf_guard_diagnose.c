@@ -53,9 +53,13 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
      * instead of asserting. Rejected all the same, under a name of its own;
      * otherwise the target named is the one PyTorch's kernel asserts on. */
     bool truncated = st->n_narrowed_silently == st->n_bad;
-    int64_t at = truncated ? st->first_narrowed : st->first_bad;
+    /* ... unless label smoothing's weight.gather reads the int64 label afterwards: it asserts there */
+    bool gathered = truncated && lf_smooth_gathers(p) && st->first_gathered != INT64_MAX;
+    if (gathered) truncated = false;
+    int64_t at = gathered ? st->first_gathered : truncated ? st->first_narrowed : st->first_bad;
     long long first = (long long)at;
-    long long value = (long long)(truncated ? st->first_narrowed_value : st->first_bad_value);
+    long long value = (long long)(gathered  ? st->first_gathered_value
+                                  : truncated ? st->first_narrowed_value : st->first_bad_value);
     r->kind = LF_OUTCOME_HOST_ERROR;
     snprintf(r->error, sizeof r->error, truncated ? "label_truncated" : "label_out_of_range");
     r->index = at;
@@ -69,6 +73,16 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
         set_hint(r, "labels_past_int32", "labels this large are corrupt (an overflowed or uninitialized "
                  "buffer, or int32/int64 confusion); PyTorch hides them here, so check the targets before "
                  "the loss: assert 0 <= target.min() and target.max() < C");
+        return;
+    }
+    if (gathered) {
+        snprintf(r->message, sizeof r->message,
+                 "target[%lld] = %lld is outside [0, %lld): PyTorch's nll_loss2d_forward_kernel reads it as int32 "
+                 "(%lld), but label smoothing's mean then gathers the class weights by the int64 label "
+                 "(weight.gather) and hits a device-side assert there", first, value, C, (long long)(int32_t)value);
+        set_hint(r, "labels_past_int32", "labels this large are corrupt (an overflowed or uninitialized "
+                 "buffer, or int32/int64 confusion): check the targets before the loss: "
+                 "assert 0 <= target.min() and target.max() < C");
         return;
     }
     snprintf(r->message, sizeof r->message,

@@ -7,15 +7,15 @@
 #include "lf_guard.h"
 #include "lf_problem.h"
 
-/* The labels at first_bad and first_narrowed, read from the target's buffer
+/* The labels at first_bad, first_narrowed and first_gathered, read from the target's buffer
  * in backend memory (storage element lf_tg_at: strided targets too), into
  * the statistics: the diagnosis never reads the target on the host. */
 static bool read_named_labels(const lf_backend *be, const lf_problem *q, const void *target, lf_target_stats *st)
 {
-    int64_t *const idx[2] = {&st->first_bad, &st->first_narrowed};
-    int64_t *const val[2] = {&st->first_bad_value, &st->first_narrowed_value};
+    int64_t *const idx[3] = {&st->first_bad, &st->first_narrowed, &st->first_gathered};
+    int64_t *const val[3] = {&st->first_bad_value, &st->first_narrowed_value, &st->first_gathered_value};
     size_t es = lf_dtype_size((lf_dtype)q->tgt_dtype);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         char one[8];
         if (*idx[k] == INT64_MAX) continue;
         if (be->to_host(one, (const char *)target + (size_t)lf_tg_at(q, *idx[k]) * es, es)) return false;
@@ -44,9 +44,7 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, con
     } else if (p->one_d) {
         n = n ? 1 : 0; /* a 1-D input reads target[0] only */
     }
-    memset(st, 0, sizeof *st);
-    st->first_bad = st->first_narrowed = st->first_row_off_sum = st->min_label = INT64_MAX;
-    st->max_label = INT64_MIN;
+    lf_stats_init(st);
     lf_canary_list mem;
     lf_canary_begin(&mem, be);
     void *target = lf_device_copy(&mem, "target", tg);
@@ -84,8 +82,9 @@ static bool judge_stats(const lf_case *c, const lf_backend *be, const lf_problem
     if (p->path == LF_PATH_CLASS) {
         lf_guard_diagnose_labels(c, p, st, r);
         /* PyTorch raises its errors after the kernels even where they read a
-         * truncated label without a word: the error is the one to name then. */
-        bool truncated = r->kind == LF_OUTCOME_HOST_ERROR && !strcmp(r->error, "label_truncated");
+         * truncated label without a word (before label smoothing's gather
+         * reads it as int64): the error is the one to name then. */
+        bool truncated = r->kind == LF_OUTCOME_HOST_ERROR && st->n_bad > 0 && st->n_narrowed_silently == st->n_bad;
         lf_result after;
         lf_result_init(&after);
         after.kind = LF_OUTCOME_OK;

@@ -90,6 +90,9 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
          (s->kind == LF_OUTCOME_HOST_ERROR && reads_int32_labels(c)))) /* CUDA reaches a later host error */
         return "CUDA's nll_loss2d_forward_kernel reads int64 labels as int32, so 2^32+k is class k, no assert "
                "(PyTorch 2.11, H100); the CPU raises (the spec models CUDA)";
+    if (cpu && both_ok && !strcmp(s->silent, "label_truncated"))
+        return "CUDA's nll_loss2d_forward_kernel narrows a label equal to an ignore_index past 2^31 into a class "
+               "it counts; the CPU ignores it (the spec models CUDA)";
     if (cpu && s->kind == LF_OUTCOME_DEVICE_ASSERT && s->kernel_id == LF_K_NLL2D_REDUCE && t->kind == LF_OUTCOME_OK &&
         c->ignore_index != (int32_t)c->ignore_index)
         return "CUDA's nll_loss2d_forward_kernel narrows the labels to int32 but not ignore_index, so a label equal "

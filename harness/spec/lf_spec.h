@@ -22,6 +22,11 @@ int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar);
  * index, or -1 when no element asserts. */
 int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p);
 
+/* Label smoothing's weight.gather (reduction mean, class weights) reads the
+ * int64 labels that are not the ignore_index: the first it asserts on (one
+ * nll_loss2d_forward_kernel read narrowed into a class), or -1. */
+int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p);
+
 /* A host error PyTorch raises after the NLL kernels ran, in label smoothing
  * with class weights: the weight viewed along the class dim needs its
  * elements along dim 0, and reduction mean's weight.gather(0, target) needs

@@ -12,7 +12,7 @@
 #include "lf_shape.h"
 #include "lf_spec.h"
 
-typedef struct { double loss, mag, smooth, smooth_mag, w, w_mag, valid; bool undecided; } row_terms;
+typedef struct { double loss, mag, smooth, smooth_mag, w, w_mag, valid, smooth_w; bool undecided; } row_terms;
 
 double lf_spec_weight(const lf_case *c, int64_t k)
 {
@@ -38,21 +38,29 @@ double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t ba
     return 2 * log(sum) + 1 + (p->logit_extra ? p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0);
 }
 
+/* A class-index row: nll_loss's term by the label its kernel reads (narrowed
+ * by nll_loss2d_forward_kernel), label smoothing's by the int64 label
+ * (lf_smooth_kept), with its mean's weight gathered by it. */
 static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp, double lp_extra)
 {
     row_terms t = {0};
-    int64_t label = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, r));
-    if (label == c->ignore_index) return t;
-    t.valid = 1;
-    t.w = lf_spec_weight(c, label);
-    t.loss = -t.w * lp[label];
-    t.mag = fabs(t.w) * (fabs(lp[label]) + lp_extra);
-    t.w_mag = fabs(t.w);
-    /* An infinite weight times an lp that float may round to 0: inf or NaN. */
-    if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
+    int64_t raw = lf_load_i64(c->target.data, c->target.dtype, r);
+    int64_t label = lf_label_read(p->kernel_id, c->target.dtype, raw);
+    if (label != c->ignore_index) {
+        t.valid = 1;
+        t.w = lf_spec_weight(c, label);
+        t.loss = -t.w * lp[label];
+        t.mag = fabs(t.w) * (fabs(lp[label]) + lp_extra);
+        t.w_mag = fabs(t.w);
+        /* An infinite weight times an lp that float may round to 0: inf or NaN. */
+        if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
+    }
+    if (!(p->label_smoothing > 0 && lf_smooth_kept(raw, c->ignore_index))) return t;
+    /* (a raw label past the weight asserts in the gather first: lf_spec_gather_assert) */
+    t.smooth_w = !c->weight.present ? 1 : raw >= 0 && raw < p->C ? lf_spec_weight(c, raw) : 0;
     /* -(input * weight).sum(class_dim): each product, then the row sum, stored in the input dtype */
     double finite = 0; /* the finite products' magnitude: past the dtype's range, float's sum overflows by its order */
-    for (int64_t k = 0; p->label_smoothing > 0 && k < p->C; k++) {
+    for (int64_t k = 0; k < p->C; k++) {
         double term = c->weight.present ? lf_dtype_round(c->input.dtype, lf_spec_weight(c, k) * lp[k]) : lp[k];
         if (isfinite(term)) finite += fabs(term);
         t.smooth -= term;
@@ -173,6 +181,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
         sum.undecided |= t.undecided;
         sum.loss += t.loss; sum.mag += t.mag; sum.smooth += t.smooth;
         sum.smooth_mag += t.smooth_mag; sum.w += t.w; sum.w_mag += t.w_mag; sum.valid += t.valid;
+        sum.smooth_w += t.smooth_w;
     }
     free(lp);
     if (p->reduction == LF_RED_NONE) return;
@@ -187,7 +196,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     } else if (mean) div = sum.w;
     if (div != 1) { v /= div; mag /= fabs(div); }
     if (eps > 0) {
-        double sdiv = mean ? lf_dtype_round(r->out_dtype, sum.w) : 1;
+        double sdiv = mean ? lf_dtype_round(r->out_dtype, sum.smooth_w) : 1;
         v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.smooth) / sdiv);
         mag = (1 - eps) * mag + eps / (double)p->C * sum.smooth_mag / fabs(sdiv);
     }
@@ -248,7 +257,13 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
     p.logit_extra = logit_extra;
     int64_t bad = lf_spec_first_assert(c, &p);
     if (bad < 0) {
-        if (!lf_spec_error_after_nll(c, &p, r)) spec_values(c, &p, r);
+        if (lf_spec_error_after_nll(c, &p, r)) return;
+        int64_t gathered = lf_spec_gather_assert(c, &p);
+        if (gathered >= 0) {
+            device_assert(c, &p, LF_K_GATHER, gathered, r);
+            return;
+        }
+        spec_values(c, &p, r);
         int64_t narrowed = r->kind == LF_OUTCOME_OK ? first_narrowed(c, &p) : -1;
         if (narrowed >= 0) { /* no assert, but not the loss the labels ask for */
             snprintf(r->silent, sizeof r->silent, "label_truncated");

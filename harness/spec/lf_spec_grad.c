@@ -48,14 +48,16 @@ static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
 }
 
 /* A class-index row, in PyTorch's order: the log-probabilities' gradient
- * gl = -a * onehot(t) - b * w (a = (1 - eps) w_t up, b = eps / C up), then
- * log_softmax's backward gl - p * sum(gl): an infinite weight gives the
- * NaN and inf PyTorch gives. */
-static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double extra, bool undecided)
+ * gl = -a * onehot(t) - b * w (a = (1 - eps) w_t up, b = eps / C up_s: label
+ * smoothing's mean has a denominator of its own), then log_softmax's
+ * backward gl - p * sum(gl): an infinite weight gives the NaN and inf
+ * PyTorch gives. */
+static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double up_s, double extra,
+                      bool undecided)
 {
     const lf_problem *p = x->p;
     double eps = p->label_smoothing, W = x->W, W_mag = x->W_mag, wt = lf_spec_weight(x->c, label);
-    double a = (1 - eps) * wt * up, b = eps / (double)p->C * up;
+    double a = (1 - eps) * wt * up, b = eps / (double)p->C * up_s;
     double gl_sum = -a - (eps > 0 ? b * W : 0);
     double coef = fabs(a) + (eps > 0 ? fabs(b) * W_mag : 0);
     /* an infinite weight: inf * 0 or inf - inf by the order PyTorch computes in */
@@ -123,6 +125,18 @@ static double class_weight_sum(const lf_case *c, const lf_problem *p, int64_t ro
     return d;
 }
 
+/* Label smoothing's mean divisor: the weights (or the count) of the int64
+ * labels that are not the ignore_index (lf_smooth_kept). */
+static double smooth_weight_sum(const lf_case *c, const lf_problem *p, int64_t rows)
+{
+    double d = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
+        if (lf_smooth_kept(raw, c->ignore_index)) d += raw >= 0 && raw < p->C ? lf_spec_weight(c, raw) : 0;
+    }
+    return d;
+}
+
 void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS])
 {
     for (int k = 0; k < LF_GRAD_PARTS; k++) lf_result_init(&g[k]);
@@ -150,6 +164,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
     bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
     double d_mag = 0, d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows, &d_mag) : (double)rows;
+    double d_s = p.path == LF_PATH_CLASS && p.label_smoothing > 0 ? smooth_weight_sum(c, &p, rows) : d;
     grad_ctx x = {c, &p, g, lp, 0, 0};
     for (int64_t k = 0; p.path == LF_PATH_CLASS && p.label_smoothing > 0 && k < p.C; k++) {
         x.W += lf_spec_weight(c, k);
@@ -167,7 +182,13 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
             prob_row(&x, base, up, extra);
             continue;
         }
-        int64_t t = lf_label_read(p.kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
+        /* the backward kernels' label: int64, as label smoothing's mask reads it */
+        int64_t t = lf_label_read(lf_backward_kernel(p.kernel_id), c->target.dtype,
+                                  lf_load_i64(c->target.data, c->target.dtype, i));
+        if (t != c->ignore_index && !(t >= 0 && t < p.C)) { /* PyTorch's backward asserts (lf_spec_backward_assert) */
+            for (int64_t k = 0; k < p.C; k++) put(g, base + k * p.S, 0, LF_SCALE_UNDECIDED);
+            continue;
+        }
         if (t == c->ignore_index) { /* nll and the smoothing term both leave it out: 0 */
             /* ... through log_softmax's backward, g - p * sum(g): NaN
              * everywhere when smoothing's masked 0 meets an infinite weight
@@ -181,7 +202,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
         }
         /* a mean over a total weight of 0, or one float holds only as a
          * subnormal: PyTorch's w_t * up / d is NaN, inf - inf, or flushed */
-        class_row(&x, base, t, up, extra,
+        class_row(&x, base, t, up, mean ? upstream[0] / d_s : up, extra,
                   mean && (fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) || past_range(&x, d_mag)));
     }
     free(lp);

@@ -226,6 +226,17 @@ int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p)
     return -1;
 }
 
+int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
+{
+    if (!lf_smooth_gathers(p)) return -1;
+    int64_t rows = p->one_d ? 1 : p->N * p->S;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
+        if (lf_smooth_kept(raw, c->ignore_index) && !(raw >= 0 && raw < p->C)) return i;
+    }
+    return -1;
+}
+
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;

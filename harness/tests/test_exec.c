@@ -317,6 +317,11 @@ static void cuda_assert_lines_are_read(void **state)
         "[1,0,0], thread: [96,0,0] Assertion `cur_target >= 0 && cur_target < n_classes` failed.", &r));
     assert_int_equal(r.kernel_id, LF_K_NLL_NO_REDUCE);
     assert_int_equal(r.cond_id, LF_COND_CUR_RANGE);
+    assert_true(lf_exec_parse_assert_line( /* label smoothing's weight.gather: CUDA names the lambda */
+        "../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:144: operator(): block: [0,0,0], thread: [1,0,0] "
+        "Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.", &r));
+    assert_int_equal(r.kernel_id, LF_K_GATHER);
+    assert_int_equal(r.cond_id, LF_COND_GATHER);
     assert_false(lf_exec_parse_assert_line("RuntimeError: CUDA error: device-side assert triggered", &r));
 }
 
