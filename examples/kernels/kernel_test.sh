@@ -61,9 +61,15 @@ expect 0 "known          torch 1.13 wraps" "$lossfuzz" check --kernel "py:$py:wr
     examples/kernels/cases/u8_ignore_index_wrapped.json
 expect 1 "value-mismatch/kernel: kernel value[0] = 0, spec -nan" "$lossfuzz" check --kernel "py:$py:rows_buggy" \
     "$regressions/all_targets_ignored_mean.json"
-# An unguarded callable that raises where PyTorch asserts is accepted; its name is shown.
-expect 0 "device_assert  label_out_of_range: Target 5 is out of bounds." "$lossfuzz" check \
+# An unguarded callable that raises where PyTorch asserts is accepted: on the CPU an
+# exception is a rejection, never an assert; its message is shown.
+expect 0 "host_error     label_out_of_range: Target 5 is out of bounds." "$lossfuzz" check \
     --kernel "py:$py:rows" "$regressions/one_based_labels.json"
+# ... whatever its class, where PyTorch rejects for another reason; a guarded one must give PyTorch's class.
+lf1=examples/kernels/cases/labels_first.py
+expect 0 "1 passed, 0 failed" "$lossfuzz" check --kernel "py:$lf1:unguarded" examples/kernels/cases/labels_first_shape.json
+expect 1 "diagnosis-mismatch/kernel: PyTorch: RuntimeError" "$lossfuzz" check --kernel "py:$lf1:guarded" \
+    examples/kernels/cases/labels_first_shape.json
 # Backward through autograd with a seeded upstream gradient: the fused example
 # keeps it, its buggy twin (every row scaled by the first upstream value) not.
 expect 0 "0 failed, 0 unusable" "$lossfuzz" check --kernel "py:$py:fused" "$regressions"

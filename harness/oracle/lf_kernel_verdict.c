@@ -117,6 +117,16 @@ static void judge_valid(const lf_case *c, lf_verdict *v)
     }
 }
 
+/* Whether a guarded Python kernel's rejection names PyTorch's reason: its
+ * error class where its message is PyTorch's own, else its exception's class
+ * (the CPU build's IndexError or CUDA's RuntimeError for a device assert). */
+static bool rejection_class_matches(const lf_result *s, const lf_result *k)
+{
+    if (strcmp(k->error, "kernel_rejected") && strcmp(k->error, "kernel_failed")) return !strcmp(k->error, s->error);
+    if (s->kind == LF_OUTCOME_DEVICE_ASSERT) return !strcmp(k->exception, "IndexError") || !strcmp(k->exception, "RuntimeError");
+    return !strcmp(k->exception, s->exception);
+}
+
 void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *k = &v->kernel;
@@ -127,6 +137,7 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
     /* A Python kernel runs on a PyTorch of its own (the hello names it): where
      * that PyTorch itself differs from the spec by design, so may the kernel. */
     const char *version = lf_exec_torch_version(be->kernel);
+    bool python = version[0] != 0; /* a C kernel's rejection is a message without a class: nothing to compare */
     const char *known = version[0] ? lf_torch_known_difference(c, s, k, lf_exec_device(be->kernel), version) : NULL;
     if (known) {
         snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
@@ -146,5 +157,9 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
         snprintf(cls, sizeof cls, "kernel-assert/%s", s->error);
         lf_found(v, cls, "%s: %s", guarded ? "a guarded kernel asserted instead of rejecting the call"
                                            : "the kernel asserted where PyTorch raises on the host", k->message);
+    } else if (guarded && python && k->kind == LF_OUTCOME_HOST_ERROR && !rejection_class_matches(s, k)) {
+        lf_found(v, "diagnosis-mismatch/kernel", "PyTorch: %s %s (%s); the guarded kernel: %s %s", s->exception,
+                 s->message, s->error, k->exception, k->message);
     }
+    /* an unguarded kernel that rejects a call PyTorch rejects, whatever its exception: no finding */
 }

@@ -18,9 +18,11 @@
  * (lf_kernel_verdict.c): the same numbers on valid calls (value-mismatch/kernel,
  * shape-mismatch/kernel, dtype-mismatch/kernel) and no rejection there
  * (false-alarm/kernel); on calls PyTorch rejects, a guarded kernel must reject
- * (kernel-miss/<class>) and never assert (kernel-assert/<class>), and an
- * unguarded one must not return a number (kernel-silent/<class>) and may
- * assert only where PyTorch asserts; a kernel that claims backward must leave
+ * (kernel-miss/<class>) for PyTorch's class of error (diagnosis-mismatch/kernel:
+ * a Python kernel's exception class) and never assert (kernel-assert/<class>),
+ * and an unguarded one must not return a number (kernel-silent/<class>) and may
+ * assert only where PyTorch asserts; an exception on the CPU is a rejection,
+ * never an assert (a real device assert kills the worker); a kernel that claims backward must leave
  * every tensor it is given as it was (input-modified/kernel) and give the
  * spec's gradients (grad-mismatch/kernel, grad-missing/kernel, grad-error/kernel,
  * grad-shape-mismatch/kernel, grad-dtype-mismatch/kernel), also when its input
