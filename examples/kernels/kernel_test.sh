@@ -126,13 +126,19 @@ expect 2 "cannot import no_such_module: ModuleNotFoundError" "$lossfuzz" check -
     "$regressions/one_based_labels.json"
 expect 2 "lossfuzz_claims has 'feature'" "$lossfuzz" check --kernel \
     py:examples/kernels/cases/bad_claims.py:cross_entropy "$regressions/one_based_labels.json"
-# `lossfuzz fuzz` (no engine): the buggy kernel is found and its repro kept; the plain one keeps the contract
+# `lossfuzz fuzz` (no engine) keeps going: both bugs of the buggy kernel (an out-of-bounds read, a
+# number for a bad label) in one campaign, each minimized once, its later hits counted, the report
+# listing the silent number first; the plain kernel keeps the contract
 fz=$(mktemp -d)
-# (its first finding, an out-of-bounds read or a number for a bad label, depends on the build's speed)
-expect 1 ": minimized to $fz/" "$lossfuzz" fuzz --seconds 30 --kernel "$dir/ce_buggy.so" --out "$fz"
-set -- "$fz"/*.json
-expect 1 "FINDING" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$1"
-expect 0 "1 passed" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$1"
+expect 1 "findings: 2 (" "$lossfuzz" fuzz --seconds 20 --kernel "$dir/ce_buggy.so" --out "$fz"
+for repro in "$fz"/repros/*.json; do
+    expect 1 "FINDING" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$repro"
+    expect 0 "1 passed" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$repro"
+done
+if [ "$(ls "$fz"/repros/*.json | wc -l)" = 2 ] && grep -q "^### 1. \`kernel-silent/label_out_of_range\`" "$fz/report.md" &&
+    grep -q "^### 2. \`oob-read/kernel\`" "$fz/report.md"; then ok; else
+    fail "the campaign's report does not list both bugs, the silent number first: $(cat "$fz/report.md")"; fi
+rm -rf "$fz" && fz=$(mktemp -d)
 expect 0 "findings: 0" "$lossfuzz" fuzz --seconds 3 --kernel "$dir/ce_plain.so" --out "$fz"
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1
 expect 2 "--target takes fuzz_class, fuzz_prob or fuzz_linear" "$lossfuzz" fuzz --target fuzz_json

@@ -3,7 +3,9 @@
  * (fuzzers/lf_mutate.c: shapes, dtypes, options, boundary labels, special
  * logits) applied to the seed corpus and to the inputs it made, each case
  * through the oracle - a kernel under test's contract with --kernel - until
- * the time is up or the first finding, which is minimized into a regression.
+ * the time is up. It keeps going past findings: each distinct signature is
+ * minimized into a regression once, later hits are counted (a campaign
+ * directory, harness/campaign), and the campaign ends with its report.
  * Black-box: it finds what the mutator reaches, not what coverage would lead
  * to; ci/fuzz.sh (libFuzzer, AFL++) is the campaign for a build tree. It is
  * what lossfuzz_add_kernel_test's smoke run uses (cmake/LossfuzzKernelTest.cmake). */
@@ -17,26 +19,30 @@
 #include "lf_clock.h"
 #include "lf_data.h"
 #include "lf_fuzz.h"
+#include "lf_campaign.h"
 #include "lf_minimize.h"
 
 static const char usage[] =
     "usage: lossfuzz fuzz [--target fuzz_class|fuzz_prob|fuzz_linear] [--seconds S] [--seed N]\n"
-    "                     [--corpus DIR] [--out DIR] [--kernel LIB.so|py:MODULE:FUNCTION]\n"
+    "                     [--corpus DIR] [--out DIR] [--first] [--kernel LIB.so|py:MODULE:FUNCTION]\n"
     "                     [--backend sim|cuda] [--asserts soft|hard]\n"
     "\n"
     "Fuzzes without a compiler or a fuzzing engine: mutates the seed corpus (lossfuzz's\n"
-    "corpus/TARGET, or --corpus) with the fuzz targets' structure-aware mutator, runs each\n"
-    "case through the oracle (your kernel's contract with --kernel), and stops at the first\n"
-    "finding, minimized into DIR. Black-box: ci/fuzz.sh runs coverage-guided campaigns.\n"
+    "corpus/TARGET, or --corpus) with the fuzz targets' structure-aware mutator and runs each\n"
+    "case through the oracle (your kernel's contract with --kernel) until the time is up.\n"
+    "Every distinct finding signature is minimized once into DIR/repros/, later hits are\n"
+    "counted (DIR/ledger), and DIR/report.md and DIR/report.json list them, the most harmful\n"
+    "first. Black-box: ci/fuzz.sh runs coverage-guided campaigns.\n"
     "\n"
     LF_CLI_PATH_HELP
     "  --target T      the byte format and its seeds (default fuzz_class)\n"
     "  --seconds S     how long (default 10)\n"
     "  --seed N        the mutator's seed (default 1): the same seed, the same cases\n"
     "  --corpus DIR    seed inputs of the target's byte format (default: lossfuzz's)\n"
-    "  --out DIR       where a finding's minimized regression goes (default regressions/)\n"
+    "  --out DIR       the campaign's directory (default fuzz-out/lossfuzz-TARGET)\n"
+    "  --first         stop at the first finding\n"
     "\n"
-    "Ends with \"TARGET: N cases in S s (N/s), findings: N (seeds: DIR; findings go to DIR)\".\n"
+    "Ends with \"TARGET: N cases in S s (N/s), findings: N (H hits) (seeds: DIR; report: DIR/report.md)\".\n"
     "exit status: 0 no finding, 1 a finding, 2 usage or unusable input\n";
 
 enum { MAX_INPUT = 4096, POOL = 256 };
@@ -93,17 +99,20 @@ static unsigned rng(unsigned *s)
     return *s;
 }
 
-/* The finding's case, minimized and saved: its line names the regression. */
-static void save_finding(lf_case *c, const lf_backend *be, const char *out_dir)
+/* A signature's first case, minimized and saved into DIR/repros: its line
+ * names the regression. Minimizing keeps the signature, so the repro is
+ * the same bug (10 s at most: the campaign goes on). */
+static void save_finding(lf_case *c, const lf_backend *be, const char *out_dir, const char *signature)
 {
     lf_minimize_stats st;
-    lf_minimize_opts opts = {.max_ms = 30e3};
-    char path[4096];
+    lf_minimize_opts opts = {.max_ms = 10e3, .keep = signature};
+    char path[4096], repros[4200];
     bool existed;
-    mkdir(out_dir, 0777); /* one level, as `minimize --out` takes it; an existing one is fine */
+    snprintf(repros, sizeof repros, "%s/repros", out_dir);
+    mkdir(repros, 0777);
     if (!lf_minimize(c, be, &opts, &st) ||
-        !lf_save_regression(c, st.signature, lf_paths_kernel_name(be), out_dir, path, sizeof path, &existed)) {
-        fprintf(stderr, "lossfuzz fuzz: cannot minimize or save the finding into %s\n", out_dir);
+        !lf_save_regression(c, st.signature, lf_paths_kernel_name(be), repros, path, sizeof path, &existed)) {
+        fprintf(stderr, "lossfuzz fuzz: cannot minimize or save the finding into %s\n", repros);
         return;
     }
     printf("finding %s: minimized to %s%s\n", st.signature, path, existed ? " (already there)" : "");
@@ -114,13 +123,14 @@ int lf_cmd_fuzz(int argc, char **argv)
     static const struct option opts[] = {LF_CLI_PATH_OPTIONS, {"target", required_argument, NULL, 't'},
                                          {"seconds", required_argument, NULL, 's'}, {"seed", required_argument, NULL, 'S'},
                                          {"corpus", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
-                                         LF_CLI_COMMON_OPTIONS, {0}};
+                                         {"first", no_argument, NULL, 'F'}, LF_CLI_COMMON_OPTIONS, {0}};
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
     lf_target target = LF_TARGET_CLASS;
     double seconds = 10;
     unsigned seed = 1;
-    const char *corpus = NULL, *out_dir = "regressions";
+    const char *corpus = NULL, *out_dir = NULL;
+    bool first_only = false;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
@@ -142,12 +152,22 @@ int lf_cmd_fuzz(int argc, char **argv)
         }
         if (o == 'c') corpus = optarg;
         if (o == 'o') out_dir = optarg;
+        if (o == 'F') first_only = true;
     }
     if (optind != argc) {
         fprintf(stderr, "lossfuzz fuzz: takes no files (--corpus DIR for seeds)\n%s", usage);
         return LF_EXIT_UNUSABLE;
     }
-    char seeds_dir[4096], err[512], rel[64];
+    char seeds_dir[4096], err[512], rel[64], default_out[128];
+    snprintf(default_out, sizeof default_out, "fuzz-out/lossfuzz-%s", lf_target_name(target));
+    if (!out_dir) {
+        mkdir("fuzz-out", 0777);
+        out_dir = default_out;
+    }
+    if (!lf_campaign_begin(out_dir)) {
+        fprintf(stderr, "lossfuzz fuzz: cannot write the campaign directory %s\n", out_dir);
+        return LF_EXIT_UNUSABLE;
+    }
     snprintf(rel, sizeof rel, "corpus/%s", lf_target_name(target));
     if (!corpus) lf_data_path(rel, seeds_dir, sizeof seeds_dir);
     else snprintf(seeds_dir, sizeof seeds_dir, "%s", corpus);
@@ -160,9 +180,9 @@ int lf_cmd_fuzz(int argc, char **argv)
     if (!be) return LF_EXIT_UNUSABLE;
     unsigned s = seed ? seed : 1, replace = 0;
     uint8_t buf[MAX_INPUT];
-    long cases = 0, findings = 0;
+    long cases = 0, findings = 0, hits = 0;
     double start = lf_now_ms(), end_ms = start + seconds * 1e3;
-    while (lf_now_ms() < end_ms && !findings) {
+    while (lf_now_ms() < end_ms && !(first_only && findings)) {
         int from = (int)(rng(&s) % (unsigned)p.n);
         size_t size = p.size[from];
         memcpy(buf, p.data[from], size);
@@ -172,19 +192,30 @@ int lf_cmd_fuzz(int argc, char **argv)
         lf_decode(target, buf, size, &c, NULL);
         lf_oracle_check(&c, be, &v);
         cases++;
+        bool is_new = false;
         if (v.finding) {
+            hits++;
+            if (!lf_campaign_record(out_dir, v.signature, NULL, &c, &is_new))
+                fprintf(stderr, "lossfuzz fuzz: cannot write to %s\n", out_dir);
+        }
+        if (is_new) {
             findings++;
-            printf("%s: %s\n", v.finding_class, v.detail);
-            save_finding(&c, be, out_dir);
-        } else if (rng(&s) % 4 == 0) {
+            printf("%s: %s (after %.1f s)\n", v.signature, v.detail, (lf_now_ms() - start) / 1e3);
+            save_finding(&c, be, out_dir, v.signature);
+        } else if (!v.finding && rng(&s) % 4 == 0) {
             keep(&p, buf, size, &replace);
         }
         lf_verdict_free(&v);
         lf_case_free(&c);
     }
     double elapsed = (lf_now_ms() - start) / 1e3;
-    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld (seeds: %s; findings go to %s)\n", lf_target_name(target),
-           cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, findings, seeds_dir, out_dir);
+    char title[256];
+    snprintf(title, sizeof title, "%s, %s, %.0f s", lf_target_name(target), cfg.kernel ? cfg.kernel : "lossfuzz's own paths", elapsed);
+    if (lf_campaign_report(out_dir, be, cfg.kernel, title) < 0)
+        fprintf(stderr, "lossfuzz fuzz: cannot write the report into %s\n", out_dir);
+    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld (%ld hits) (seeds: %s; report: %s/report.md)\n",
+           lf_target_name(target), cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, findings, hits, seeds_dir,
+           out_dir);
     for (int i = 0; i < POOL; i++) free(p.data[i]);
     lf_paths_close(be);
     return findings ? LF_EXIT_FINDING : LF_EXIT_PASS;

@@ -120,7 +120,7 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_cli_progress_stage(&progress, "reproduction");
     double t1 = lf_now_ms();
     bool kept;
-    char sig[128] = "", why[400] = "";
+    char sig[LF_SIGNATURE_MAX] = "", why[400] = "";
     if (!reproduction_crop(&c, be, &spec, &guard, &crop, &kept, sig, sizeof sig, why, sizeof why)) {
         fprintf(stderr, "lossfuzz repro: %s: out of memory\n", path);
         lf_result_free(&spec);

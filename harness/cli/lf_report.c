@@ -123,6 +123,7 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->guarded_silent) json_object_set_new(o, "guarded_silent", json_string(v->spec.silent));
     json_object_set_new(o, "finding", v->finding ? json_string(v->finding_class) : json_null());
     json_object_set_new(o, "detail", str_or_null(v->detail));
+    json_object_set_new(o, "signature", v->finding ? json_string(v->signature) : json_null());
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
     fprintf(out, "%s\n", text ? text : "{}");
     free(text);
@@ -134,6 +135,14 @@ static void describe_value(char *buf, size_t len, const lf_result *r)
     if (r->n == 1) snprintf(buf, len, "%.9g %s", r->values[0], lf_dtype_name(r->out_dtype));
     else if (r->n == 0) snprintf(buf, len, "[] %s", lf_dtype_name(r->out_dtype));
     else snprintf(buf, len, "[%.6g, ... %lld values] %s", r->values[0], (long long)r->n, lf_dtype_name(r->out_dtype));
+}
+
+void lf_result_line(char *buf, size_t len, const lf_result *r)
+{
+    char val[128];
+    if (r->kind == LF_OUTCOME_OK) describe_value(val, sizeof val, r);
+    if (r->kind == LF_OUTCOME_OK) snprintf(buf, len, "ok %s", val);
+    else snprintf(buf, len, "%s %s: %s", lf_outcome_name(r->kind), r->error, r->message);
 }
 
 static void text_line(FILE *out, const char *path, const lf_result *r, bool is_guard)

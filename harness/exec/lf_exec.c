@@ -30,6 +30,7 @@ struct lf_exec {
     int n_slots, next_slot;
     uint64_t next_id;
     lf_exec_stats stats;
+    int ends_shown;              /* worker ends told on stderr: a campaign meets thousands */
     char device[64], torch[32];
     lf_kernel_claims claims; /* the hello's "kernel" object, when it has one */
     bool has_claims;
@@ -244,7 +245,9 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
             snprintf(what, sizeof what, "the worker closed its answers");
         path_error(r, "worker_crash", "%s%s%s", what, last[0] ? ": " : "", last);
     }
-    fprintf(stderr, "lossfuzz: %s %s; its last output:\n%s\n", x->o.name, r->message, p->tail);
+    enum { SHOWN = 3 }; /* the rest are counted: each one's result says what happened */
+    if (x->ends_shown < SHOWN) fprintf(stderr, "lossfuzz: %s %s; its last output:\n%s\n", x->o.name, r->message, p->tail);
+    if (++x->ends_shown == SHOWN) fprintf(stderr, "lossfuzz: %s: further worker ends are not shown\n", x->o.name);
 }
 
 static bool run_on(lf_exec *x, slot *s, const lf_wire_path *paths, int n, const lf_case *c, lf_result *r);

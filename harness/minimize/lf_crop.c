@@ -85,7 +85,7 @@ bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, con
 bool lf_minimize_batch(const lf_case *batch, const lf_backend *be, const lf_result *spec, const lf_result *guard,
                        const lf_minimize_opts *limits, lf_case *out, lf_minimize_stats *st, char *err, size_t errlen)
 {
-    char sig[128] = "";
+    char sig[LF_SIGNATURE_MAX] = "";
     if (!lf_batch_crop(batch, be, spec, guard, out, sig, sizeof sig, err, errlen)) return false;
     if (lf_minimize_crop(out, sig, spec, be, limits, st, err, errlen)) return true;
     lf_case_free(out);

@@ -43,7 +43,7 @@ static bool stopped(ctx *x)
 /* Keeps `cand` (replacing *c) when it has the same signature and guard hint, else frees it. */
 static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
 {
-    char sig[128], hint[64];
+    char sig[LF_SIGNATURE_MAX], hint[64];
     if (stopped(x) || !lf_case_check_options(cand, sig, sizeof sig)) { /* a case no file could hold */
         lf_case_free(cand);
         return false;

@@ -7,9 +7,10 @@
 #define LF_MINIMIZE_H
 
 #include "lf_backend.h"
+#include "lf_oracle.h"
 
 typedef struct {
-    char signature[128];   /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range/void_255" */
+    char signature[LF_SIGNATURE_MAX];   /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range/void_255" */
     char hint[32];         /* the guard's hint id, kept too ("": none); part of an outcome's signature already */
     int steps;             /* accepted simplifications */
     int tries;             /* oracle runs */

@@ -38,7 +38,7 @@ static void probe_in_process(const lf_case *c, const lf_backend *be, char *out, 
     probe.expect_hint[0] = 0;
     probe.expect_value = NULL;
     lf_oracle_check(&probe, be, &v);
-    if (v.finding) snprintf(out, len, "%s", v.finding_class);
+    if (v.finding) snprintf(out, len, "%s", v.signature);
     else lf_signature_of(&v.spec, &v.guard, out, len);
     snprintf(hint, hintlen, "%s", v.guard.hint_id);
     lf_verdict_free(&v);
@@ -52,7 +52,7 @@ static void probe_in_process(const lf_case *c, const lf_backend *be, char *out, 
 void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t len, char *hint, size_t hintlen)
 {
     int fds[2];
-    char buf[256];
+    char buf[LF_SIGNATURE_MAX + 64];
     hint[0] = 0;
     if (be->exec || be->torch || be->kernel) { probe_in_process(c, be, out, len, hint, hintlen); return; }
     fflush(NULL);
@@ -60,7 +60,7 @@ void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t
     pid_t pid = fork();
     if (pid < 0) { close(fds[0]); close(fds[1]); probe_in_process(c, be, out, len, hint, hintlen); return; }
     if (pid == 0) {
-        char sig[128], h[64];
+        char sig[LF_SIGNATURE_MAX], h[64];
         close(fds[0]);
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) dup2(devnull, 2); /* the crash report of every candidate is noise */

@@ -342,6 +342,7 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     judge_expect(c, v);
     if (v->has_torch) judge_torch(c, be, v);
     if (v->has_kernel) lf_judge_kernel(c, be, v);
+    if (v->finding) lf_finding_signature(c, v->finding_class, v->signature, sizeof v->signature);
 }
 
 void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)

@@ -41,6 +41,8 @@
 
 #include "lf_backend.h"
 
+#define LF_SIGNATURE_MAX 192 /* a finding's signature, NUL included (lf_finding_signature) */
+
 typedef struct {
     lf_result spec, reference, guard;
     lf_result torch;       /* real PyTorch, when the backend has a torch worker */
@@ -60,6 +62,7 @@ typedef struct {
     bool finding;
     bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];
+    char signature[LF_SIGNATURE_MAX];   /* the class, and what the call has where the class lumps bugs (lf_finding_sig.c) */
     char detail[512];
 } lf_verdict;
 
@@ -77,6 +80,12 @@ void lf_verdict_free(lf_verdict *v);
  * by design (the spec models PyTorch 2.x on CUDA), or NULL (lf_torch_known.c). */
 const char *lf_torch_known_difference(const lf_case *c, const lf_result *spec, const lf_result *torch,
                                       const char *device, const char *version);
+
+/* A finding's signature: its class, plus, for the classes that lump
+ * unrelated bugs (false-alarm, value-, grad-, shape-, dtype-mismatch), the
+ * traits of the call that tell them apart, e.g.
+ * "false-alarm/kernel[cross_entropy,empty,float32,mean]". */
+void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t len);
 
 /* NaN-safe closeness of a path's value to the spec's, per output dtype. */
 bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype);

@@ -1,0 +1,50 @@
+/* lf_campaign.h - a campaign that keeps going: every distinct finding
+ * signature (lf_finding_signature) is kept once - its first case, then
+ * minimized - and later hits are counted, not saved again. On disk, so that
+ * every process of a campaign (lossfuzz fuzz, libFuzzer's -fork children,
+ * AFL++ instances) shares one ledger:
+ *   DIR/start           the campaign's start, wall-clock ms
+ *   DIR/ledger          a line per hit: "<ms since the start>\t<signature>\t<accepted reason or ->"
+ *   DIR/first/STEM.json the first case of a signature, created exclusively (the first process wins)
+ *   DIR/repros/         the minimized cases (lossfuzz minimize), each a regression forever
+ * lf_campaign_report reads them back into DIR/report.md and DIR/report.json. */
+#ifndef LF_CAMPAIGN_H
+#define LF_CAMPAIGN_H
+
+#include "lf_backend.h"
+#include "lf_oracle.h"
+
+typedef struct {
+    char signature[LF_SIGNATURE_MAX];
+    char accepted[256];   /* the claims' reason where the kernel deviates on purpose; "" otherwise */
+    long hits;
+    double first_s;       /* seconds from the campaign's start to its first hit */
+} lf_campaign_entry;
+
+/* Starts a campaign in DIR (made if missing): its start time goes to
+ * DIR/start (wall-clock ms; a script may write it first, `date +%s%3N`),
+ * unless a process of the same campaign wrote it already. false: DIR unwritable. */
+bool lf_campaign_begin(const char *dir);
+
+/* Records a hit of `signature` (c: its case); *is_new says whether it is the
+ * signature's first, whose case went to DIR/first. false: DIR unwritable. */
+bool lf_campaign_record(const char *dir, const char *signature, const char *accepted, const lf_case *c, bool *is_new);
+
+/* The ledger's signatures, in the order first found, with their hits;
+ * *n of them into a malloc'ed array (NULL, 0 without a ledger). */
+lf_campaign_entry *lf_campaign_read(const char *dir, int *n);
+
+/* Harm rank of a signature for the report's order (lf_finding_harm.c):
+ * 0 silent wrong values or gradients, 1 corrupted inputs and out-of-bounds
+ * access, 2 crashes and hangs, 3 rejections of valid calls; what the
+ * kernel's claims accept comes after all of them. Its heading in *label. */
+int lf_finding_harm(const char *signature, const char **label);
+
+/* DIR/report.md and DIR/report.json: one entry per signature, by harm, each
+ * with its minimized case in one line, PyTorch's answer beside the kernel's
+ * (the repro re-checked on be), and the command that replays it. `kernel`
+ * is the --kernel argument (NULL for lossfuzz's own paths). Returns the
+ * number of signatures that are findings (not accepted), -1 on error. */
+int lf_campaign_report(const char *dir, const lf_backend *be, const char *kernel, const char *title);
+
+#endif

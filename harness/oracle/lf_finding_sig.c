@@ -1,0 +1,89 @@
+/* lf_finding_sig.c - a finding's signature: its class, plus, for the classes
+ * that lump unrelated bugs (a rejection of a valid call, a wrong value, a
+ * wrong gradient, shape or dtype), what the call has that decides which bug it
+ * is - an empty batch or no classes, the dtype, a strided layout, spatial or
+ * 1-D input, the reduction, the options, the upstream gradient. Fine enough
+ * that a kernel's empty-batch rejection and its strided-target rejection are
+ * two findings; coarse enough that one bug keeps one signature while the
+ * minimizer shrinks its case (the traits it keeps are part of it). Campaigns
+ * dedupe by it; the fuzz targets print it as libFuzzer's DEDUP_TOKEN. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_oracle.h"
+
+enum {
+    T_EMPTY = 1 << 0,     /* no targets, or no classes */
+    T_DTYPE = 1 << 1,     /* the input's dtype, the target's where it is not the usual */
+    T_LAYOUT = 1 << 2,    /* a strided input or target */
+    T_RANK = 1 << 3,      /* spatial or 1-D input */
+    T_REDUCTION = 1 << 4,
+    T_OPTIONS = 1 << 5,   /* weight, pos_weight, label smoothing, ignored targets */
+    T_UPSTREAM = 1 << 6,  /* the upstream gradient's kind, a frozen input */
+    T_LOSS = 1 << 7,      /* which loss of a kernel that takes several */
+};
+
+/* The classes that get traits, and which: one table. */
+static const struct { const char *prefix; unsigned traits; } split[] = {
+    {"false-alarm/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS},
+    {"value-mismatch/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS},
+    {"grad-", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_UPSTREAM | T_LOSS},
+    {"shape-mismatch/", T_EMPTY | T_RANK | T_REDUCTION | T_LOSS},
+    {"dtype-mismatch/", T_DTYPE | T_OPTIONS | T_LOSS},
+};
+
+static void add(char *out, size_t len, size_t *at, const char *trait)
+{
+    if (*at + 1 >= len) return;
+    int n = snprintf(out + *at, len - *at, "%s%s", *at && out[*at - 1] != '[' ? "," : "", trait);
+    if (n > 0) *at += (size_t)n < len - *at ? (size_t)n : len - *at - 1;
+}
+
+static bool any_ignored(const lf_case *c)
+{
+    if (c->loss == LF_LOSS_BCE_WITH_LOGITS || lf_dtype_is_float(c->target.dtype)) return false;
+    for (int64_t i = 0; i < c->target.numel; i++)
+        if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index) return true;
+    return false;
+}
+
+static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_t *at)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target;
+    bool prob = c->loss == LF_LOSS_CROSS_ENTROPY && lf_dtype_is_float(tg->dtype) && in->ndim == tg->ndim;
+    int class_dim = in->ndim == 1 ? 0 : 1;
+    if (want & T_LOSS) add(out, len, at, prob ? "cross_entropy_prob" : lf_loss_name(c->loss));
+    if ((want & T_EMPTY) && (in->numel == 0 || tg->numel == 0))
+        add(out, len, at, in->ndim > class_dim && in->shape[class_dim] == 0 ? "no-classes" : "empty");
+    if (want & T_DTYPE) {
+        add(out, len, at, lf_dtype_name(in->dtype));
+        if (tg->dtype != LF_I64 && tg->dtype != in->dtype) add(out, len, at, lf_dtype_name(tg->dtype));
+    }
+    if ((want & T_LAYOUT) && (in->strided || tg->strided)) add(out, len, at, "strided");
+    if ((want & T_RANK) && in->ndim > 2) add(out, len, at, "spatial");
+    if ((want & T_RANK) && in->ndim == 1) add(out, len, at, "1-D");
+    if (want & T_REDUCTION) add(out, len, at, c->reduction == LF_REDUCTION_NONE ? "none" : c->reduction == LF_REDUCTION_SUM ? "sum" : "mean");
+    if ((want & T_OPTIONS) && c->weight.present) add(out, len, at, "weight");
+    if ((want & T_OPTIONS) && c->pos_weight.present) add(out, len, at, "pos_weight");
+    if ((want & T_OPTIONS) && c->label_smoothing > 0) add(out, len, at, "smoothing");
+    if ((want & T_OPTIONS) && any_ignored(c)) add(out, len, at, "ignored");
+    if (want & T_UPSTREAM) {
+        add(out, len, at, lf_upstream_name(c->backward.upstream));
+        if (!c->backward.input_requires_grad) add(out, len, at, "frozen");
+    }
+}
+
+void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t len)
+{
+    size_t at = (size_t)snprintf(out, len, "%s", cls);
+    if (at >= len) return;
+    for (size_t i = 0; i < sizeof split / sizeof split[0]; i++) {
+        if (strncmp(cls, split[i].prefix, strlen(split[i].prefix))) continue;
+        if (at + 2 >= len) return;
+        out[at++] = '[';
+        out[at] = 0;
+        traits(c, split[i].traits, out, len, &at);
+        if (at + 1 < len) out[at++] = ']', out[at] = 0;
+        return;
+    }
+}
