@@ -21,6 +21,15 @@ on its module) with the keys of include/lossfuzz/kernel.h's table, as names:
         "backward": True,                            # d input (and d linear_weight, d linear_bias) through autograd
         "max_numel": 4096}                           # larger inputs are not sent (0: no limit)
 
+What it does differently from PyTorch on purpose goes in the claims too: the
+findings it explains are still reported and counted, as accepted, never failing.
+
+        "min_batch": 1, "min_classes": 1,            # no empty tensors
+        "grad_in_place": True,                       # d input written into the input when it requires grad
+        "float32_result": True,                      # a float32 loss for bfloat16 / float16 input
+        "labels_unchecked": True,                    # numbers for out-of-range labels (memory still judged)
+        "accept": {"dtype-mismatch/kernel": "why"},  # any signature (or its start), with a reason
+
 A key left out claims everything lossfuzz can send, except "losses" (both
 kinds of cross_entropy) and "guarded" (False). A guarded callable promises to
 raise for every call PyTorch rejects; an unguarded one only to be right on
@@ -33,7 +42,8 @@ import sys
 from lossfuzz_triton_compat import enable_interpreter
 
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
-              "max_spatial_dims", "backward", "max_numel")
+              "max_spatial_dims", "backward", "max_numel",
+              "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "accept")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
 # A kernel's exception of these types is a bug in it (kernel_failed), not a
 # rejection of the call: PyTorch and guarded kernels raise RuntimeError,

@@ -140,6 +140,26 @@ if [ "$(ls "$fz"/repros/*.json | wc -l)" = 2 ] && grep -q "^### 1. \`kernel-sile
     fail "the campaign's report does not list both bugs, the silent number first: $(cat "$fz/report.md")"; fi
 rm -rf "$fz" && fz=$(mktemp -d)
 expect 0 "findings: 0" "$lossfuzz" fuzz --seconds 3 --kernel "$dir/ce_plain.so" --out "$fz"
+# A kernel with three independent bugs: one campaign reports all three, by harm
+rm -rf "$fz" && fz=$(mktemp -d)
+expect 1 "accepted deviations: 0" "$lossfuzz" fuzz --seconds 30 --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
+    --out "$fz"
+for bug in '`value-mismatch/kernel\[.*mean,ignored' '`shape-mismatch/kernel\[.*none' '`grad-mismatch/kernel\[.*none'; do
+    if grep -q "^### [0-9]*\. $bug" "$fz/report.md"; then ok; else fail "the three-bug campaign missed $bug: $(grep '^###' "$fz/report.md")"; fi
+done
+if grep -q '"signature": "shape-mismatch/kernel' "$fz/report.json"; then ok; else fail "report.json lacks the shape bug"; fi
+# A kernel that writes its gradient in place on purpose and claims it: accepted and counted, never failing
+rm -rf "$fz" && fz=$(mktemp -d)
+expect 0 "findings: 0 (" "$lossfuzz" fuzz --seconds 10 --kernel py:examples/kernels/ce_in_place_claimed.py:cross_entropy \
+    --out "$fz"
+if grep -q "^## Accepted by the kernel's claims" "$fz/report.md" && grep -q "grad_in_place" "$fz/report.md"; then ok; else
+    fail "the claimed in-place gradient is not reported as accepted: $(cat "$fz/report.md")"; fi
+expect 0 "accepted       input-modified/kernel: grad_in_place" "$lossfuzz" check \
+    --kernel py:examples/kernels/ce_in_place_claimed.py:cross_entropy examples/kernels/cases/upstream_none.json
+expect 1 "input-modified/kernel" "$lossfuzz" check --kernel py:examples/kernels/cases/in_place.py:cross_entropy \
+    examples/kernels/cases/upstream_none.json
+expect 2 "\"grad_in_place\" must be true or false" "$lossfuzz" check \
+    --kernel py:examples/kernels/cases/bad_claims.py:in_place_not_bool "$regressions/one_based_labels.json"
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1
 expect 2 "--target takes fuzz_class, fuzz_prob or fuzz_linear" "$lossfuzz" fuzz --target fuzz_json
 expect 2 "--seed takes a number, not 'abc'" "$lossfuzz" fuzz --seed abc

@@ -1,6 +1,7 @@
 /* lf_campaign.c - the campaign's ledger on disk (lf_campaign.h): the first
  * case of each signature kept, every hit counted, shared by the processes of
  * one campaign through O_EXCL creation and O_APPEND lines. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -51,10 +52,30 @@ static double start_ms(const char *dir)
     return ms > 0 ? ms : wall_ms();
 }
 
-bool lf_campaign_begin(const char *dir)
+/* An earlier campaign's files in DIR, but its repros. */
+static void clear(const char *dir)
+{
+    static const char *const files[] = {"start", "ledger", "report.md", "report.json"};
+    char path[4600];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/first", dir);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/first/%s", dir, e->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
+bool lf_campaign_begin(const char *dir, bool fresh)
 {
     char path[4200], now[64];
     if (!made(dir)) return false;
+    if (fresh) clear(dir);
     snprintf(path, sizeof path, "%s/start", dir);
     snprintf(now, sizeof now, "%.0f\n", wall_ms());
     create_exclusive(path, now);

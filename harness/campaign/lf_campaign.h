@@ -23,8 +23,10 @@ typedef struct {
 
 /* Starts a campaign in DIR (made if missing): its start time goes to
  * DIR/start (wall-clock ms; a script may write it first, `date +%s%3N`),
- * unless a process of the same campaign wrote it already. false: DIR unwritable. */
-bool lf_campaign_begin(const char *dir);
+ * unless a process of the same campaign wrote it already. fresh: an earlier
+ * campaign's ledger, first cases and report go first (its repros stay).
+ * false: DIR unwritable. */
+bool lf_campaign_begin(const char *dir, bool fresh);
 
 /* Records a hit of `signature` (c: its case); *is_new says whether it is the
  * signature's first, whose case went to DIR/first. false: DIR unwritable. */

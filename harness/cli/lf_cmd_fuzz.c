@@ -99,23 +99,42 @@ static unsigned rng(unsigned *s)
     return *s;
 }
 
-/* A signature's first case, minimized and saved into DIR/repros: its line
- * names the regression. Minimizing keeps the signature, so the repro is
- * the same bug (10 s at most: the campaign goes on). */
-static void save_finding(lf_case *c, const lf_backend *be, const char *out_dir, const char *signature)
+/* The findings' keys met so far (lf_finding_key: the class and the call's
+ * traits but dtype and layout), each with the signature its first case
+ * minimized to: later hits of a key count for that signature. */
+enum { MAX_KEYS = 1024 };
+typedef struct { char key[LF_SIGNATURE_MAX], signature[LF_SIGNATURE_MAX]; } key_entry;
+typedef struct { key_entry e[MAX_KEYS]; int n; } key_table;
+
+static key_entry *key_of(key_table *t, const char *key)
+{
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->e[i].key, key)) return &t->e[i];
+    return NULL;
+}
+
+/* A key's first case, minimized keeping its finding class (10 s at most: the
+ * campaign goes on): the minimized case's signature is the finding's, with
+ * the traits the bug needs. A new one is saved into DIR/repros and said. */
+static void new_key(key_table *t, const char *key, lf_case *c, const lf_backend *be, const char *out_dir, double t0)
 {
     lf_minimize_stats st;
-    lf_minimize_opts opts = {.max_ms = 10e3, .keep = signature};
+    lf_minimize_opts opts = {.max_ms = 10e3, .keep_class = true};
     char path[4096], repros[4200];
-    bool existed;
+    bool existed, is_new = false;
+    key_entry *k = t->n < MAX_KEYS ? &t->e[t->n++] : &t->e[MAX_KEYS - 1];
+    snprintf(k->key, sizeof k->key, "%s", key);
+    snprintf(k->signature, sizeof k->signature, "%s", key);
     snprintf(repros, sizeof repros, "%s/repros", out_dir);
     mkdir(repros, 0777);
-    if (!lf_minimize(c, be, &opts, &st) ||
-        !lf_save_regression(c, st.signature, lf_paths_kernel_name(be), repros, path, sizeof path, &existed)) {
-        fprintf(stderr, "lossfuzz fuzz: cannot minimize or save the finding into %s\n", repros);
+    if (lf_minimize(c, be, &opts, &st)) lf_signature(c, be, k->signature, sizeof k->signature);
+    if (!lf_campaign_record(out_dir, k->signature, NULL, c, &is_new)) fprintf(stderr, "lossfuzz fuzz: cannot write to %s\n", out_dir);
+    if (!is_new) return;
+    if (!lf_save_regression(c, k->signature, lf_paths_kernel_name(be), repros, path, sizeof path, &existed)) {
+        fprintf(stderr, "lossfuzz fuzz: cannot save the finding into %s\n", repros);
         return;
     }
-    printf("finding %s: minimized to %s%s\n", st.signature, path, existed ? " (already there)" : "");
+    printf("finding %s (after %.1f s): minimized to %s\n", k->signature, (lf_now_ms() - t0) / 1e3, path);
 }
 
 int lf_cmd_fuzz(int argc, char **argv)
@@ -164,7 +183,7 @@ int lf_cmd_fuzz(int argc, char **argv)
         mkdir("fuzz-out", 0777);
         out_dir = default_out;
     }
-    if (!lf_campaign_begin(out_dir)) {
+    if (!lf_campaign_begin(out_dir, true)) {
         fprintf(stderr, "lossfuzz fuzz: cannot write the campaign directory %s\n", out_dir);
         return LF_EXIT_UNUSABLE;
     }
@@ -180,9 +199,14 @@ int lf_cmd_fuzz(int argc, char **argv)
     if (!be) return LF_EXIT_UNUSABLE;
     unsigned s = seed ? seed : 1, replace = 0;
     uint8_t buf[MAX_INPUT];
-    long cases = 0, findings = 0, hits = 0;
+    long cases = 0, hits = 0;
+    key_table *keys = calloc(1, sizeof *keys);
+    if (!keys) {
+        fprintf(stderr, "lossfuzz fuzz: out of memory\n");
+        return LF_EXIT_UNUSABLE;
+    }
     double start = lf_now_ms(), end_ms = start + seconds * 1e3;
-    while (lf_now_ms() < end_ms && !(first_only && findings)) {
+    while (lf_now_ms() < end_ms && !(first_only && keys->n)) {
         int from = (int)(rng(&s) % (unsigned)p.n);
         size_t size = p.size[from];
         memcpy(buf, p.data[from], size);
@@ -194,15 +218,19 @@ int lf_cmd_fuzz(int argc, char **argv)
         cases++;
         bool is_new = false;
         if (v.finding) {
+            char key[LF_SIGNATURE_MAX];
+            key_entry *k;
             hits++;
-            if (!lf_campaign_record(out_dir, v.signature, NULL, &c, &is_new))
-                fprintf(stderr, "lossfuzz fuzz: cannot write to %s\n", out_dir);
-        }
-        if (is_new) {
-            findings++;
-            printf("%s: %s (after %.1f s)\n", v.signature, v.detail, (lf_now_ms() - start) / 1e3);
-            save_finding(&c, be, out_dir, v.signature);
-        } else if (!v.finding && rng(&s) % 4 == 0) {
+            lf_finding_key(&c, v.finding_class, key, sizeof key);
+            if ((k = key_of(keys, key)))
+                lf_campaign_record(out_dir, k->signature, NULL, &c, &is_new);
+            else
+                new_key(keys, key, &c, be, out_dir, start);
+        } else if (v.accepted[0]) { /* reported with its first case and counted; never failing */
+            hits++;
+            lf_campaign_record(out_dir, v.accepted_signature, v.accepted, &c, &is_new);
+            if (is_new) printf("accepted %s: %s (after %.1f s)\n", v.accepted_signature, v.accepted, (lf_now_ms() - start) / 1e3);
+        } else if (rng(&s) % 4 == 0) {
             keep(&p, buf, size, &replace);
         }
         lf_verdict_free(&v);
@@ -211,12 +239,16 @@ int lf_cmd_fuzz(int argc, char **argv)
     double elapsed = (lf_now_ms() - start) / 1e3;
     char title[256];
     snprintf(title, sizeof title, "%s, %s, %.0f s", lf_target_name(target), cfg.kernel ? cfg.kernel : "lossfuzz's own paths", elapsed);
-    if (lf_campaign_report(out_dir, be, cfg.kernel, title) < 0)
-        fprintf(stderr, "lossfuzz fuzz: cannot write the report into %s\n", out_dir);
-    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld (%ld hits) (seeds: %s; report: %s/report.md)\n",
-           lf_target_name(target), cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0, findings, hits, seeds_dir,
-           out_dir);
+    int n = 0, findings = lf_campaign_report(out_dir, be, cfg.kernel, title);
+    lf_campaign_entry *all = lf_campaign_read(out_dir, &n);
+    if (findings < 0) fprintf(stderr, "lossfuzz fuzz: cannot write the report into %s\n", out_dir);
+    int accepted = n - (findings > 0 ? findings : 0);
+    free(all);
+    free(keys);
+    printf("%s: %ld cases in %.1f s (%.0f/s), findings: %ld (%ld hits), accepted deviations: %ld (seeds: %s; "
+           "report: %s/report.md)\n", lf_target_name(target), cases, elapsed, elapsed > 0 ? cases / elapsed : 0.0,
+           findings > 0 ? (long)findings : 0L, hits, (long)accepted, seeds_dir, out_dir);
     for (int i = 0; i < POOL; i++) free(p.data[i]);
     lf_paths_close(be);
-    return findings ? LF_EXIT_FINDING : LF_EXIT_PASS;
+    return findings > 0 ? LF_EXIT_FINDING : findings < 0 ? LF_EXIT_UNUSABLE : LF_EXIT_PASS;
 }

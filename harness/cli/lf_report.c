@@ -124,6 +124,8 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     json_object_set_new(o, "finding", v->finding ? json_string(v->finding_class) : json_null());
     json_object_set_new(o, "detail", str_or_null(v->detail));
     json_object_set_new(o, "signature", v->finding ? json_string(v->signature) : json_null());
+    json_object_set_new(o, "accepted", v->accepted[0] ? json_string(v->accepted) : json_null());
+    json_object_set_new(o, "accepted_signature", v->accepted[0] ? json_string(v->accepted_signature) : json_null());
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
     fprintf(out, "%s\n", text ? text : "{}");
     free(text);
@@ -196,6 +198,8 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->kernel_skip[0]) fprintf(out, "  %-10s skipped        it does not claim the case's %s\n", "kernel", v->kernel_skip);
     if (v->torch_known[0]) fprintf(out, "  %-10s known          %s\n", "", v->torch_known);
     if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
+    else if (v->accepted[0])
+        fprintf(out, "  %-10s accepted       %s: %s\n", "verdict", v->accepted_signature, v->accepted);
     else if (v->guarded_silent)
         fprintf(out, "  %-10s pass           the guard rejects what PyTorch silently miscomputes (%s)\n", "verdict", v->spec.silent);
     else fprintf(out, "  %-10s pass\n", "verdict");

@@ -102,6 +102,54 @@ static bool bits_of(const json_t *o, const char *key, const char *const *names, 
     return true;
 }
 
+static bool flag(const json_t *o, const char *key, bool *out, char *err, size_t errlen)
+{
+    const json_t *v = json_object_get(o, key);
+    if (v && !json_is_boolean(v)) {
+        snprintf(err, errlen, "kernel claims: \"%s\" must be true or false", key);
+        return false;
+    }
+    if (v) *out = json_is_true(v);
+    return true;
+}
+
+static bool count(const json_t *o, const char *key, int64_t *out, char *err, size_t errlen)
+{
+    const json_t *v = json_object_get(o, key);
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 0)) {
+        snprintf(err, errlen, "kernel claims: \"%s\" must be a count", key);
+        return false;
+    }
+    if (v) *out = json_integer_value(v);
+    return true;
+}
+
+/* The deliberate deviations: flags, minimum sizes, and "accept": {PREFIX: REASON}. */
+static bool deviations_of(const json_t *o, lf_kernel_deviations *d, char *err, size_t errlen)
+{
+    if (!flag(o, "grad_in_place", &d->grad_in_place, err, errlen) ||
+        !flag(o, "float32_result", &d->float32_result, err, errlen) ||
+        !flag(o, "labels_unchecked", &d->labels_unchecked, err, errlen) ||
+        !count(o, "min_batch", &d->min_batch, err, errlen) || !count(o, "min_classes", &d->min_classes, err, errlen))
+        return false;
+    const json_t *accept = json_object_get(o, "accept"), *reason;
+    const char *prefix;
+    if (accept && !json_is_object(accept)) {
+        snprintf(err, errlen, "kernel claims: \"accept\" must map finding signatures (or their start) to reasons");
+        return false;
+    }
+    json_object_foreach((json_t *)accept, prefix, reason) {
+        if (!json_is_string(reason) || !json_string_length(reason) || d->n_accepted == LF_MAX_ACCEPTED) {
+            snprintf(err, errlen, "kernel claims: \"accept\" takes at most %d signatures, each with a reason",
+                     LF_MAX_ACCEPTED);
+            return false;
+        }
+        snprintf(d->accepted[d->n_accepted].prefix, sizeof d->accepted[0].prefix, "%s", prefix);
+        snprintf(d->accepted[d->n_accepted++].reason, sizeof d->accepted[0].reason, "%s", json_string_value(reason));
+    }
+    return true;
+}
+
 bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, size_t errlen)
 {
     lf_kernel_claims_all(k); /* what a Python callable does not say, it takes */
@@ -129,7 +177,8 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
         return false;
     }
     if (max_numel) k->max_numel = json_integer_value(max_numel);
-    return bits_of(o, "losses", loss_names, COUNT(loss_names), &k->losses, err, errlen) &&
+    return deviations_of(o, &k->deviations, err, errlen) &&
+           bits_of(o, "losses", loss_names, COUNT(loss_names), &k->losses, err, errlen) &&
            bits_of(o, "input_dtypes", dtype_names, COUNT(dtype_names), &k->input_dtypes, err, errlen) &&
            bits_of(o, "target_dtypes", dtype_names, COUNT(dtype_names), &k->target_dtypes, err, errlen) &&
            bits_of(o, "reductions", reduction_names, COUNT(reduction_names), &k->reductions, err, errlen) &&

@@ -11,6 +11,19 @@
 #include "lf_case.h"
 #include "lossfuzz/kernel.h"
 
+/* What a kernel does differently from PyTorch on purpose (a Python
+ * callable's claims; a C table says none): the findings these explain are
+ * still reported and counted, as accepted, but never fail (lf_deviation.c). */
+#define LF_MAX_ACCEPTED 16
+typedef struct {
+    int64_t min_batch, min_classes; /* no empty tensors: calls with fewer rows or classes */
+    bool grad_in_place;   /* d input written into the input when it requires grad */
+    bool float32_result;  /* a float32 result for bfloat16 or float16 input */
+    bool labels_unchecked; /* labels left unchecked: numbers for out-of-range labels */
+    int n_accepted;       /* signatures accepted with a reason ("accept": {"PREFIX": "REASON"}) */
+    struct { char prefix[96], reason[160]; } accepted[LF_MAX_ACCEPTED];
+} lf_kernel_deviations;
+
 typedef struct {
     char name[128];
     char device[16];      /* "cpu" or "cuda" */
@@ -19,6 +32,7 @@ typedef struct {
     int max_spatial_dims;
     bool backward;        /* d input is checked too (a Python callable's autograd; a C kernel's backward) */
     int64_t max_numel;    /* the largest input it is sent (0: no limit): Triton's interpreter is slow */
+    lf_kernel_deviations deviations;
 } lf_kernel_claims;
 
 /* Everything lossfuzz can send: the claims of a kernel that says nothing. */

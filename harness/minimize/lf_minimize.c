@@ -40,6 +40,28 @@ static bool stopped(ctx *x)
     return st->cut_short;
 }
 
+/* Whether a signature's traits (lf_finding_signature) have this one. */
+static bool has_trait(const char *sig, const char *trait)
+{
+    size_t n = strlen(trait);
+    for (const char *at = strchr(sig, '['); at; at = strchr(at + 1, ','))
+        if (!strncmp(at + 1, trait, n) && (at[1 + n] == ',' || at[1 + n] == ']')) return true;
+    return false;
+}
+
+/* Whether a candidate's signature is the one minimization keeps: all of
+ * it, or (keep_class) its finding class, the other traits free to go but
+ * an empty batch or no classes, which a smaller case would otherwise reach
+ * for: a bug on real batches must not shrink into a degenerate one. */
+static bool keeps(const ctx *x, const char *sig)
+{
+    if (!(x->opts && x->opts->keep_class)) return !strcmp(sig, x->signature);
+    size_t n = strcspn(x->signature, "[");
+    return strcspn(sig, "[") == n && !strncmp(sig, x->signature, n) &&
+           has_trait(sig, "empty") == has_trait(x->signature, "empty") &&
+           has_trait(sig, "no-classes") == has_trait(x->signature, "no-classes");
+}
+
 /* Keeps `cand` (replacing *c) when it has the same signature and guard hint, else frees it. */
 static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
 {
@@ -50,7 +72,7 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
     }
     x->stats->tries++;
     lf_signature_hint(cand, x->be, sig, sizeof sig, hint, sizeof hint);
-    bool same = !strcmp(sig, x->signature) && (!x->hint || !strcmp(hint, x->hint));
+    bool same = keeps(x, sig) && (!x->hint || !strcmp(hint, x->hint));
     if (same) {
         lf_case_free(c);
         *c = *cand;

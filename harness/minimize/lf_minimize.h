@@ -30,6 +30,8 @@ bool lf_signature_is_finding(const char *sig);
 
 typedef struct {
     const char *keep;      /* the signature to keep; NULL: the case's own */
+    bool keep_class;       /* keep only its finding class: the call's traits may go (a campaign's
+                            * canonical signature is the minimized case's: lf_finding_signature) */
     bool keep_layout;      /* a user's repro: keep the rank (so the kernel), the classes, and
                             * one slice of every dim; only rows and positions go */
     double max_ms;         /* stop trying after this long (0: no bound), keeping the smallest case so far */

@@ -73,7 +73,7 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
     }
 }
 
-void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t len)
+static void signature(const lf_case *c, const char *cls, unsigned drop, char *out, size_t len)
 {
     size_t at = (size_t)snprintf(out, len, "%s", cls);
     if (at >= len) return;
@@ -82,8 +82,14 @@ void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t l
         if (at + 2 >= len) return;
         out[at++] = '[';
         out[at] = 0;
-        traits(c, split[i].traits, out, len, &at);
+        traits(c, split[i].traits & ~drop, out, len, &at);
         if (at + 1 < len) out[at++] = ']', out[at] = 0;
         return;
     }
 }
+
+void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t len) { signature(c, cls, 0, out, len); }
+
+/* Without the dtype and the layout: which of them a bug needs, the minimizer
+ * finds out (it simplifies them where the finding stays). */
+void lf_finding_key(const lf_case *c, const char *cls, char *out, size_t len) { signature(c, cls, T_DTYPE | T_LAYOUT, out, len); }

@@ -49,10 +49,13 @@ void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_g
 
 /* The rest of PyTorch's contract on a valid call: every tensor given left as
  * it was, and each gradient as the spec's (when the kernel claims backward). */
-static void judge_backward(const lf_case *c, lf_verdict *v)
+static void judge_backward(const lf_case *c, const lf_kernel_deviations *d, lf_verdict *v)
 {
     const lf_result *k = &v->kernel;
-    if (k->changed[0]) {
+    /* a gradient written into the input on purpose: the input's check goes, its gradient is still judged */
+    if (d->grad_in_place && c->backward.input_requires_grad && !strncmp(k->changed, "input ", 6))
+        lf_accept(v, "input-modified/kernel", "grad_in_place: the kernel writes d input into the input");
+    else if (k->changed[0]) {
         lf_found(v, "input-modified/kernel", "the kernel changed its %s; PyTorch leaves every tensor it is given as it was",
                  k->changed);
         return;
@@ -92,9 +95,11 @@ static void judge_low_precision(const lf_case *c, lf_verdict *v)
 }
 
 /* A valid call: the spec's result, shape, dtype and numbers, and no rejection. */
-static void judge_valid(const lf_case *c, lf_verdict *v)
+static void judge_valid(const lf_case *c, const lf_kernel_deviations *d, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *k = &v->kernel;
+    /* a float32 result for low-precision input on purpose: its numbers are still judged */
+    bool f32 = d->float32_result && k->out_dtype == LF_F32 && (s->out_dtype == LF_BF16 || s->out_dtype == LF_F16);
     if (k->kind == LF_OUTCOME_DEVICE_ASSERT) {
         lf_found(v, "false-alarm/kernel-assert", "PyTorch accepts the call; the kernel asserted: %s", k->message);
     } else if (k->kind != LF_OUTCOME_OK) {
@@ -107,13 +112,18 @@ static void judge_valid(const lf_case *c, lf_verdict *v)
         lf_found(v, "shape-mismatch/kernel", "the kernel gave %s of %lld values, PyTorch %s of %lld",
                  k->scalar ? "a 0-D result" : "a tensor", (long long)k->n, s->scalar ? "a 0-D result" : "a tensor",
                  (long long)s->n);
-    } else if (k->out_dtype != s->out_dtype) {
+    } else if (k->out_dtype != s->out_dtype && !f32) {
         lf_found(v, "dtype-mismatch/kernel", "the kernel's result is %s, PyTorch's %s", lf_dtype_name(k->out_dtype),
                  lf_dtype_name(s->out_dtype));
     } else {
+        if (f32) {
+            char sig[LF_SIGNATURE_MAX];
+            lf_finding_signature(c, "dtype-mismatch/kernel", sig, sizeof sig);
+            lf_accept(v, sig, "float32_result: a float32 result for low-precision input");
+        }
         lf_compare_values(v, "kernel", k);
         judge_low_precision(c, v);
-        judge_backward(c, v);
+        judge_backward(c, d, v);
     }
 }
 
@@ -127,28 +137,12 @@ static bool rejection_class_matches(const lf_result *s, const lf_result *k)
     return !strcmp(k->exception, s->exception);
 }
 
-void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
+/* PyTorch raises or asserts: a number back is what a guarded kernel
+ * promised never to give, and silent garbage from an unguarded one. */
+static void judge_rejected(bool guarded, bool python, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *k = &v->kernel;
-    const lf_kernel_claims *claims = lf_exec_kernel_claims(be->kernel);
-    bool guarded = claims && claims->guarded;
     char cls[96];
-    if (lf_path_failed(v, "kernel", k)) return;
-    /* A Python kernel runs on a PyTorch of its own (the hello names it): where
-     * that PyTorch itself differs from the spec by design, so may the kernel. */
-    const char *version = lf_exec_torch_version(be->kernel);
-    bool python = version[0] != 0; /* a C kernel's rejection is a message without a class: nothing to compare */
-    const char *known = version[0] ? lf_torch_known_difference(c, s, k, lf_exec_device(be->kernel), version) : NULL;
-    if (known) {
-        snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
-        return;
-    }
-    if (s->kind == LF_OUTCOME_OK) {
-        judge_valid(c, v);
-        return;
-    }
-    /* PyTorch raises or asserts: a number back is what a guarded kernel
-     * promised never to give, and silent garbage from an unguarded one. */
     if (k->kind == LF_OUTCOME_OK) {
         snprintf(cls, sizeof cls, "%s/%s", guarded ? "kernel-miss" : "kernel-silent", s->error);
         lf_found(v, cls, "PyTorch: %s; the kernel returned %s", s->message,
@@ -162,4 +156,26 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
                  s->message, s->error, k->exception, k->message);
     }
     /* an unguarded kernel that rejects a call PyTorch rejects, whatever its exception: no finding */
+}
+
+void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
+{
+    const lf_result *s = &v->spec, *k = &v->kernel;
+    const lf_kernel_claims *claims = lf_exec_kernel_claims(be->kernel);
+    bool guarded = claims && claims->guarded;
+    if (lf_path_failed(v, "kernel", k)) return;
+    /* A Python kernel runs on a PyTorch of its own (the hello names it): where
+     * that PyTorch itself differs from the spec by design, so may the kernel. */
+    const char *version = lf_exec_torch_version(be->kernel);
+    bool python = version[0] != 0; /* a C kernel's rejection is a message without a class: nothing to compare */
+    const char *known = version[0] ? lf_torch_known_difference(c, s, k, lf_exec_device(be->kernel), version) : NULL;
+    if (known) {
+        snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
+        return;
+    }
+    static const lf_kernel_deviations none;
+    const lf_kernel_deviations *d = claims ? &claims->deviations : &none;
+    if (s->kind == LF_OUTCOME_OK) judge_valid(c, d, v);
+    else judge_rejected(guarded, python, v);
+    lf_judge_deviations(c, claims, v);
 }

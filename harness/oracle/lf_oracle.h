@@ -63,6 +63,9 @@ typedef struct {
     bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];
     char signature[LF_SIGNATURE_MAX];   /* the class, and what the call has where the class lumps bugs (lf_finding_sig.c) */
+    /* A deviation the kernel's claims explain (no finding then): its
+     * signature and the claims' reason; "" when none. */
+    char accepted_signature[LF_SIGNATURE_MAX], accepted[256];
     char detail[512];
 } lf_verdict;
 
@@ -86,6 +89,10 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *spec, c
  * traits of the call that tell them apart, e.g.
  * "false-alarm/kernel[cross_entropy,empty,float32,mean]". */
 void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t len);
+/* The same without the dtype and layout traits: a campaign minimizes the
+ * first case of each key (keeping the class), and the minimized case's
+ * signature is the one it reports: the traits the bug needs, and only those. */
+void lf_finding_key(const lf_case *c, const char *cls, char *out, size_t len);
 
 /* NaN-safe closeness of a path's value to the spec's, per output dtype. */
 bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype);

@@ -4,6 +4,7 @@
 #ifndef LF_VERDICT_BUILD_H
 #define LF_VERDICT_BUILD_H
 
+#include "lf_kernel_claims.h"
 #include "lf_oracle.h"
 
 /* Records the finding `cls` unless the case already has one. */
@@ -26,5 +27,11 @@ void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_g
 
 /* The kernel under test against the spec (lf_kernel_verdict.c). */
 void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v);
+
+/* Notes a deviation the kernel's claims explain (lf_deviation.c): reported
+ * as accepted under `signature`; the first one noted stays. */
+void lf_accept(lf_verdict *v, const char *signature, const char *reason);
+/* A finding the kernel's claims explain as deliberate becomes accepted. */
+void lf_judge_deviations(const lf_case *c, const lf_kernel_claims *claims, lf_verdict *v);
 
 #endif

@@ -1,4 +1,5 @@
-"""A kernel whose claims have a misspelt key: lossfuzz refuses it by name (kernel_test.sh)."""
+"""Kernels whose claims are wrong: a misspelt key, a deviation flag that is not a
+boolean; lossfuzz refuses each by name (kernel_test.sh)."""
 import torch.nn.functional as F
 
 
@@ -7,3 +8,10 @@ def cross_entropy(input, target, **options):
 
 
 cross_entropy.lossfuzz_claims = {"feature": ["weight"]}
+
+
+def in_place_not_bool(input, target, **options):
+    return F.cross_entropy(input, target, **options)
+
+
+in_place_not_bool.lossfuzz_claims = {"grad_in_place": "yes"}

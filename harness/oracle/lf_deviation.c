@@ -1,0 +1,57 @@
+/* lf_deviation.c - the findings a kernel's claims explain as deliberate
+ * (lf_kernel_deviations): a call smaller than the kernel takes, a number for
+ * an out-of-range label where it leaves labels unchecked, a signature it
+ * accepts with a reason. Still reported and counted, as accepted; never a
+ * failure. (A gradient written in place and a float32 result for
+ * low-precision input are judged where those checks are: lf_kernel_verdict.c,
+ * so the gradient and the values are still compared.) */
+#include <stdio.h>
+#include <string.h>
+
+#include "lf_exec.h"
+#include "lf_verdict_build.h"
+
+void lf_accept(lf_verdict *v, const char *signature, const char *reason)
+{
+    if (v->accepted[0]) return; /* the first deviation names it */
+    snprintf(v->accepted_signature, sizeof v->accepted_signature, "%s", signature);
+    snprintf(v->accepted, sizeof v->accepted, "%s", reason);
+}
+
+static const char *deviation(const lf_kernel_deviations *d, const lf_case *c, const char *signature)
+{
+    static _Thread_local char why[256];
+    int class_dim = c->input.ndim <= 1 ? 0 : 1;
+    int64_t rows = c->input.ndim <= 1 ? 1 : c->input.shape[0];
+    int64_t classes = c->input.ndim > class_dim ? c->input.shape[class_dim] : 0;
+    if (rows < d->min_batch) {
+        snprintf(why, sizeof why, "min_batch %lld: the kernel takes no batch of %lld rows", (long long)d->min_batch,
+                 (long long)rows);
+        return why;
+    }
+    if (classes < d->min_classes) {
+        snprintf(why, sizeof why, "min_classes %lld: the kernel takes no call with %lld classes",
+                 (long long)d->min_classes, (long long)classes);
+        return why;
+    }
+    if (d->labels_unchecked && !strncmp(signature, "kernel-silent/label_", 20))
+        return "labels_unchecked: the kernel leaves labels unchecked and returns numbers for bad ones";
+    for (int i = 0; i < d->n_accepted; i++)
+        if (!strncmp(signature, d->accepted[i].prefix, strlen(d->accepted[i].prefix))) {
+            snprintf(why, sizeof why, "accepted: %s", d->accepted[i].reason);
+            return why;
+        }
+    return NULL;
+}
+
+void lf_judge_deviations(const lf_case *c, const lf_kernel_claims *claims, lf_verdict *v)
+{
+    char sig[LF_SIGNATURE_MAX];
+    if (!v->finding || !claims) return;
+    lf_finding_signature(c, v->finding_class, sig, sizeof sig);
+    const char *why = deviation(&claims->deviations, c, sig);
+    if (!why) return;
+    v->finding = false;
+    v->accepted[0] = 0; /* the finding's own reason, not an earlier note */
+    lf_accept(v, sig, why);
+}
