@@ -158,6 +158,14 @@ expect 0 "accepted       input-modified/kernel: grad_in_place" "$lossfuzz" check
     --kernel py:examples/kernels/ce_in_place_claimed.py:cross_entropy examples/kernels/cases/upstream_none.json
 expect 1 "input-modified/kernel" "$lossfuzz" check --kernel py:examples/kernels/cases/in_place.py:cross_entropy \
     examples/kernels/cases/upstream_none.json
+# Each deliberate deviation a claim names is accepted; the same kernel without the claim is a finding
+dv=examples/kernels/cases/deviations.py
+for pair in "float32_result bf16_confident_predictions dtype-mismatch/kernel" \
+    "no_empty empty_batch_mean false-alarm/kernel" "unchecked one_based_labels kernel-silent/label_out_of_range"; do
+    set -- $pair
+    expect 0 "accepted       $3" "$lossfuzz" check --kernel "py:$dv:$1" "$regressions/$2.json"
+    expect 1 "FINDING        $3" "$lossfuzz" check --kernel "py:$dv:$1_unclaimed" "$regressions/$2.json"
+done
 expect 2 "\"grad_in_place\" must be true or false" "$lossfuzz" check \
     --kernel py:examples/kernels/cases/bad_claims.py:in_place_not_bool "$regressions/one_based_labels.json"
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1

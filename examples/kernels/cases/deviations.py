@@ -1,0 +1,32 @@
+"""Kernels that deviate from PyTorch on purpose, each with and without the
+claim that says so (kernel_test.sh): with it, check's verdict is "accepted"
+(exit 0); without it, the finding."""
+import torch
+import torch.nn.functional as F
+
+_BASE = {"losses": ["cross_entropy"], "features": ["ignore_index"], "max_spatial_dims": 0}
+
+
+def float32_result(input, target, ignore_index=-100, reduction="mean"):
+    return F.cross_entropy(input.float(), target, ignore_index=ignore_index, reduction=reduction)
+
+
+def no_empty(input, target, ignore_index=-100, reduction="mean"):
+    if input.numel() == 0:
+        raise ValueError("no_empty: an empty batch")
+    return F.cross_entropy(input, target, ignore_index=ignore_index, reduction=reduction)
+
+
+def unchecked(input, target, ignore_index=-100, reduction="mean"):
+    t = torch.where(target == ignore_index, target, target.clamp(0, max(input.shape[-1] - 1, 0)))
+    return F.cross_entropy(input, t, ignore_index=ignore_index, reduction=reduction)
+
+
+float32_result_unclaimed = lambda *a, **k: float32_result(*a, **k)  # noqa: E731
+no_empty_unclaimed = lambda *a, **k: no_empty(*a, **k)  # noqa: E731
+unchecked_unclaimed = lambda *a, **k: unchecked(*a, **k)  # noqa: E731
+float32_result.lossfuzz_claims = dict(_BASE, float32_result=True)
+no_empty.lossfuzz_claims = dict(_BASE, min_batch=1, min_classes=1)
+unchecked.lossfuzz_claims = dict(_BASE, labels_unchecked=True)
+for _fn in (float32_result_unclaimed, no_empty_unclaimed, unchecked_unclaimed):
+    _fn.lossfuzz_claims = dict(_BASE)
