@@ -168,6 +168,11 @@ for pair in "float32_result bf16_confident_predictions dtype-mismatch/kernel" \
 done
 expect 2 "\"grad_in_place\" must be true or false" "$lossfuzz" check \
     --kernel py:examples/kernels/cases/bad_claims.py:in_place_not_bool "$regressions/one_based_labels.json"
+# --jobs: processes with seeds of their own, one ledger and one report
+rm -rf "$fz" && fz=$(mktemp -d)
+expect 1 "findings: 2 (" "$lossfuzz" fuzz --seconds 10 --jobs 2 --kernel "$dir/ce_buggy.so" --out "$fz"
+if grep -q "^# lossfuzz campaign: .*, 2 jobs" "$fz/report.md"; then ok; else fail "the report does not say 2 jobs"; fi
+expect 2 "--jobs takes a count from 1 to 256" "$lossfuzz" fuzz --jobs 0
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1
 expect 2 "--target takes fuzz_class, fuzz_prob or fuzz_linear" "$lossfuzz" fuzz --target fuzz_json
 expect 2 "--seed takes a number, not 'abc'" "$lossfuzz" fuzz --seed abc

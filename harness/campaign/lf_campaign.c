@@ -82,6 +82,8 @@ bool lf_campaign_begin(const char *dir, bool fresh)
     return access(path, R_OK) == 0;
 }
 
+double lf_campaign_elapsed_s(const char *dir) { return (wall_ms() - start_ms(dir)) / 1e3; }
+
 bool lf_campaign_record(const char *dir, const char *signature, const char *accepted, const lf_case *c, bool *is_new)
 {
     char path[4200], stem[200], line[LF_SIGNATURE_MAX + 320];

@@ -28,6 +28,9 @@ typedef struct {
  * false: DIR unwritable. */
 bool lf_campaign_begin(const char *dir, bool fresh);
 
+/* Seconds since the campaign in DIR began (its DIR/start). */
+double lf_campaign_elapsed_s(const char *dir);
+
 /* Records a hit of `signature` (c: its case); *is_new says whether it is the
  * signature's first, whose case went to DIR/first. false: DIR unwritable. */
 bool lf_campaign_record(const char *dir, const char *signature, const char *accepted, const lf_case *c, bool *is_new);
