@@ -2,7 +2,8 @@
 """ci-summary.py FILE... - a Markdown summary of lossfuzz's CI reports, for a
 GitHub job summary ($GITHUB_STEP_SUMMARY) or any page that renders Markdown:
 ci/fuzz.sh --json campaign summaries (*.json) as a table of targets, execs/s
-and findings with their repros, and `lossfuzz check --junit` reports (*.xml)
+and findings with their repros, a campaign's report.json (lossfuzz fuzz,
+ci/fuzz.sh) as its findings by harm, and `lossfuzz check --junit` reports (*.xml)
 as counts and each failure's class. A file that cannot be read is named in the
 output and makes the exit status 1."""
 import json
@@ -20,6 +21,19 @@ def campaigns(docs):
         found = ", ".join("`%s` ([repro](%s))" % (f["class"], f["repro"]) for f in d["findings"]) or "none"
         print("| %s | %s | %s | %d | %d | %d | %s |" % (name, d["engine"], d["backend"], d["seconds"], d["execs"],
                                                          d["execs_per_s"], found))
+    print()
+
+
+def campaign_report(doc):
+    print("### %s\n" % doc["title"])
+    print("| # | signature | harm | first after | hits | PyTorch | kernel |")
+    print("|---|---|---|---|---|---|---|")
+    for i, f in enumerate(doc["findings"], 1):
+        harm = ("accepted: " + f["accepted"]) if f.get("accepted") else f["harm"]
+        print("| %d | `%s` | %s | %.1f s | %d | %s | %s |" % (i, f["signature"], harm, f["first_s"], f["hits"],
+                                                            f["pytorch"][:80], f["kernel"][:80]))
+    if not doc["findings"]:
+        print("| | no finding | | | | | |")
     print()
 
 
@@ -45,7 +59,11 @@ def main(paths):
                 junit(path, ET.parse(path).getroot())
             else:
                 with open(path) as f:
-                    docs.append(json.load(f))
+                    doc = json.load(f)
+                if "title" in doc and "findings" in doc:
+                    campaign_report(doc)
+                else:
+                    docs.append(doc)
         except (OSError, ValueError, KeyError, ET.ParseError) as exc:
             print("- could not read %s: %s" % (path, exc))
             status = 1

@@ -143,11 +143,13 @@ expect 0 "findings: 0" "$lossfuzz" fuzz --seconds 3 --kernel "$dir/ce_plain.so" 
 # A kernel with three independent bugs: one campaign reports all three, by harm
 rm -rf "$fz" && fz=$(mktemp -d)
 expect 1 "accepted deviations: 0" "$lossfuzz" fuzz --seconds 30 --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
-    --out "$fz"
+    --out "$fz" --junit "$fz/report.xml"
 for bug in '`value-mismatch/kernel\[.*mean,ignored' '`shape-mismatch/kernel\[.*none' '`grad-mismatch/kernel\[.*none'; do
     if grep -q "^### [0-9]*\. $bug" "$fz/report.md"; then ok; else fail "the three-bug campaign missed $bug: $(grep '^###' "$fz/report.md")"; fi
 done
 if grep -q '"signature": "shape-mismatch/kernel' "$fz/report.json"; then ok; else fail "report.json lacks the shape bug"; fi
+if python3 ci/ci-summary.py "$fz/report.json" "$fz/report.xml" | grep -q '| `shape-mismatch/kernel\[.*| Silent wrong' &&
+    grep -q 'failures="[1-9]' "$fz/report.xml"; then ok; else fail "the campaign's JUnit or CI summary lacks its findings"; fi
 # A kernel that writes its gradient in place on purpose and claims it: accepted and counted, never failing
 rm -rf "$fz" && fz=$(mktemp -d)
 expect 0 "findings: 0 (" "$lossfuzz" fuzz --seconds 10 --kernel py:examples/kernels/ce_in_place_claimed.py:cross_entropy \

@@ -39,6 +39,10 @@ bool lf_campaign_record(const char *dir, const char *signature, const char *acce
  * *n of them into a malloc'ed array (NULL, 0 without a ledger). */
 lf_campaign_entry *lf_campaign_read(const char *dir, int *n);
 
+/* The case file of a signature: its minimized repro in DIR/repros (the
+ * one whose note names the signature), else its first case in DIR/first. */
+void lf_campaign_case_file(const char *dir, const char *signature, char *out, size_t len);
+
 /* Harm rank of a signature for the report's order (lf_finding_harm.c):
  * 0 silent wrong values or gradients, 1 corrupted inputs and out-of-bounds
  * access, 2 crashes and hangs, 3 rejections of valid calls; what the

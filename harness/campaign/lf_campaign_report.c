@@ -59,8 +59,7 @@ static bool is_repro_of(const char *path, const char *signature)
     return yes;
 }
 
-/* DIR/repros/<stem>-*.json minimized for the signature, else DIR/first/<stem>-<hash>.json. */
-static void find_case_file(const char *dir, const char *signature, char *out, size_t len)
+void lf_campaign_case_file(const char *dir, const char *signature, char *out, size_t len)
 {
     char stem[200], sub[4200];
     lf_finding_file_stem(stem, sizeof stem, signature, lf_hash_bytes(signature, strlen(signature)));
@@ -192,7 +191,7 @@ int lf_campaign_report(const char *dir, const lf_backend *be, const char *kernel
     for (int i = 0; i < n; i++) {
         it[i].e = &e[i];
         it[i].harm = lf_finding_harm(e[i].signature, &it[i].harm_label);
-        find_case_file(dir, e[i].signature, it[i].file, sizeof it[i].file);
+        lf_campaign_case_file(dir, e[i].signature, it[i].file, sizeof it[i].file);
         check_item(&it[i], be);
     }
     qsort(it, (size_t)n, sizeof *it, by_harm);

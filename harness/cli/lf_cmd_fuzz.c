@@ -23,6 +23,8 @@
 #include "lf_fuzz.h"
 #include "lf_campaign.h"
 #include "lf_fuzz_run.h"
+#include "lf_junit.h"
+#include "lf_load.h"
 
 static const char usage[] =
     "usage: lossfuzz fuzz [--target fuzz_class|fuzz_prob|fuzz_linear] [--seconds S] [--seed N]\n"
@@ -44,9 +46,41 @@ static const char usage[] =
     "  --out DIR       the campaign's directory (default fuzz-out/lossfuzz-TARGET)\n"
     "  --first         stop at the first finding\n"
     "  --jobs N        N processes, each with its own seed and workers, into one campaign (1)\n"
+    "  --junit FILE    also the report as JUnit XML: a test case per signature, a finding a failure\n"
     "\n"
     "Ends with \"TARGET: N cases in S s (N/s), findings: N (H hits) (seeds: DIR; report: DIR/report.md)\".\n"
     "exit status: 0 no finding, 1 a finding, 2 usage or unusable input\n";
+
+/* The campaign as JUnit XML: each signature's case, re-checked (an accepted
+ * deviation passes). false: said on stderr. */
+static bool write_junit(const char *path, const char *dir, const lf_backend *be)
+{
+    char err[512];
+    int n;
+    lf_junit *j = lf_junit_open(path, err, sizeof err);
+    lf_campaign_entry *e = lf_campaign_read(dir, &n);
+    for (int i = 0; j && i < n; i++) {
+        char file[4600];
+        lf_loaded l;
+        lf_case c;
+        lf_verdict v;
+        lf_campaign_case_file(dir, e[i].signature, file, sizeof file);
+        if (!lf_load(file, LF_TARGET_JSON, &l, &c, err, sizeof err)) {
+            lf_junit_unusable(j, file, err);
+            continue;
+        }
+        lf_oracle_check(&c, be, &v);
+        lf_junit_case(j, file, 0, &c, &v);
+        lf_verdict_free(&v);
+        lf_unload(&l, &c);
+    }
+    free(e);
+    if (!j || !lf_junit_close(j, err, sizeof err)) {
+        fprintf(stderr, "lossfuzz fuzz: --junit %s: %s\n", path, err);
+        return false;
+    }
+    return true;
+}
 
 /* Jobs of one campaign, each a process with its own seed and workers, all
  * into one campaign directory; their counts come back through a pipe. */
@@ -82,6 +116,7 @@ int lf_cmd_fuzz(int argc, char **argv)
                                          {"seconds", required_argument, NULL, 's'}, {"seed", required_argument, NULL, 'S'},
                                          {"corpus", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
                                          {"first", no_argument, NULL, 'F'}, {"jobs", required_argument, NULL, 'j'},
+                                         {"junit", required_argument, NULL, 'J'},
                                          LF_CLI_COMMON_OPTIONS, {0}};
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
@@ -91,6 +126,7 @@ int lf_cmd_fuzz(int argc, char **argv)
     const char *corpus = NULL, *out_dir = NULL;
     bool first_only = false;
     int jobs = 1;
+    const char *junit_path = NULL;
     for (int o; (o = lf_cli_next_option(argc, argv, opts, usage)) != -1;) {
         if (o == 'h' || o == 'V') return LF_EXIT_PASS;
         if (o == '?') return LF_EXIT_UNUSABLE;
@@ -113,6 +149,7 @@ int lf_cmd_fuzz(int argc, char **argv)
         if (o == 'c') corpus = optarg;
         if (o == 'o') out_dir = optarg;
         if (o == 'F') first_only = true;
+        if (o == 'J') junit_path = optarg;
         if (o == 'j' && (jobs = (int)strtol(optarg, &end, 10), jobs < 1 || jobs > 256 || *end)) {
             fprintf(stderr, "lossfuzz fuzz: --jobs takes a count from 1 to 256, not '%s'\n", optarg);
             return LF_EXIT_UNUSABLE;
@@ -157,6 +194,7 @@ int lf_cmd_fuzz(int argc, char **argv)
     int entries = 0, findings = lf_campaign_report(out_dir, be, cfg.kernel, title);
     free(lf_campaign_read(out_dir, &entries));
     if (findings < 0) fprintf(stderr, "lossfuzz fuzz: cannot write the report into %s\n", out_dir);
+    if (junit_path && !write_junit(junit_path, out_dir, be)) findings = -1;
     char ran[96] = "";
     if (cfg.kernel) snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);
     printf("%s: %ld cases in %.1f s (%.0f/s)%s, findings: %d (%ld hits), accepted deviations: %d (seeds: %s; "
