@@ -48,8 +48,9 @@ static bool load_seeds(const char *dir, pool *p, char *err, size_t errlen)
         p->size[p->n++] = size;
     }
     closedir(d);
+    if (p->n == 0 && (p->data[0] = calloc(1, MAX_INPUT))) p->size[p->n++] = 0; /* an empty corpus: the empty input */
     p->seeds = p->n;
-    if (p->n == 0) snprintf(err, errlen, "no seed inputs in %.400s", dir);
+    if (p->n == 0) snprintf(err, errlen, "out of memory");
     return p->n > 0;
 }
 
