@@ -35,6 +35,19 @@ double lf_campaign_elapsed_s(const char *dir);
  * signature's first, whose case went to DIR/first. false: DIR unwritable. */
 bool lf_campaign_record(const char *dir, const char *signature, const char *accepted, const lf_case *c, bool *is_new);
 
+/* One process's part in a campaign (lf_campaign_hit.c): the keys of the
+ * findings it met, each with the signature its first case minimized to. */
+typedef struct lf_campaign lf_campaign;
+lf_campaign *lf_campaign_open(const char *dir); /* NULL: out of memory */
+void lf_campaign_close(lf_campaign *k);
+/* A case's verdict into the campaign: a finding (its key's first case
+ * minimized, into DIR/repros, and said on stdout) or an accepted deviation
+ * (recorded as it is), counted in the ledger. c may be minimized in place.
+ * true: a signature the campaign had not met. */
+bool lf_campaign_hit(lf_campaign *k, lf_case *c, const lf_verdict *v, const lf_backend *be);
+/* How many finding keys this process met. */
+int lf_campaign_keys(const lf_campaign *k);
+
 /* The ledger's signatures, in the order first found, with their hits;
  * *n of them into a malloc'ed array (NULL, 0 without a ledger). */
 lf_campaign_entry *lf_campaign_read(const char *dir, int *n);

@@ -21,6 +21,12 @@ int lf_cmd_encode(int argc, char **argv);
 int lf_cmd_repro(int argc, char **argv);
 int lf_cmd_worker(int argc, char **argv);
 int lf_cmd_fuzz(int argc, char **argv);
+int lf_cmd_report(int argc, char **argv);
+
+/* A campaign's report in DIR (and, with junit, as JUnit XML): the number of
+ * findings (-1: not written, said on stderr); *entries counts the accepted too. */
+int lf_cli_campaign_report(const char *dir, const lf_backend *be, const char *kernel, const char *title,
+                           const char *junit, int *entries);
 
 /* Options every command takes. */
 #define LF_CLI_COMMON_OPTIONS {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}

@@ -23,8 +23,6 @@
 #include "lf_fuzz.h"
 #include "lf_campaign.h"
 #include "lf_fuzz_run.h"
-#include "lf_junit.h"
-#include "lf_load.h"
 
 static const char usage[] =
     "usage: lossfuzz fuzz [--target fuzz_class|fuzz_prob|fuzz_linear] [--seconds S] [--seed N]\n"
@@ -50,37 +48,6 @@ static const char usage[] =
     "\n"
     "Ends with \"TARGET: N cases in S s (N/s), findings: N (H hits) (seeds: DIR; report: DIR/report.md)\".\n"
     "exit status: 0 no finding, 1 a finding, 2 usage or unusable input\n";
-
-/* The campaign as JUnit XML: each signature's case, re-checked (an accepted
- * deviation passes). false: said on stderr. */
-static bool write_junit(const char *path, const char *dir, const lf_backend *be)
-{
-    char err[512];
-    int n;
-    lf_junit *j = lf_junit_open(path, err, sizeof err);
-    lf_campaign_entry *e = lf_campaign_read(dir, &n);
-    for (int i = 0; j && i < n; i++) {
-        char file[4600];
-        lf_loaded l;
-        lf_case c;
-        lf_verdict v;
-        lf_campaign_case_file(dir, e[i].signature, file, sizeof file);
-        if (!lf_load(file, LF_TARGET_JSON, &l, &c, err, sizeof err)) {
-            lf_junit_unusable(j, file, err);
-            continue;
-        }
-        lf_oracle_check(&c, be, &v);
-        lf_junit_case(j, file, 0, &c, &v);
-        lf_verdict_free(&v);
-        lf_unload(&l, &c);
-    }
-    free(e);
-    if (!j || !lf_junit_close(j, err, sizeof err)) {
-        fprintf(stderr, "lossfuzz fuzz: --junit %s: %s\n", path, err);
-        return false;
-    }
-    return true;
-}
 
 /* Jobs of one campaign, each a process with its own seed and workers, all
  * into one campaign directory; their counts come back through a pipe. */
@@ -191,10 +158,7 @@ int lf_cmd_fuzz(int argc, char **argv)
     char title[256];
     snprintf(title, sizeof title, "%s, %s, %.0f s, %d job%s", lf_target_name(target),
              cfg.kernel ? cfg.kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
-    int entries = 0, findings = lf_campaign_report(out_dir, be, cfg.kernel, title);
-    free(lf_campaign_read(out_dir, &entries));
-    if (findings < 0) fprintf(stderr, "lossfuzz fuzz: cannot write the report into %s\n", out_dir);
-    if (junit_path && !write_junit(junit_path, out_dir, be)) findings = -1;
+    int entries = 0, findings = lf_cli_campaign_report(out_dir, be, cfg.kernel, title, junit_path, &entries);
     char ran[96] = "";
     if (cfg.kernel) snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);
     printf("%s: %ld cases in %.1f s (%.0f/s)%s, findings: %d (%ld hits), accepted deviations: %d (seeds: %s; "

@@ -1,8 +1,9 @@
 /* lf_fuzz_run.c - one process's loop of `lossfuzz fuzz` (lf_cmd_fuzz.c):
  * the fuzz targets' structure-aware mutator (fuzzers/lf_mutate.c) on a pool
  * of the seed corpus and the inputs it made, each case through the oracle,
- * every finding into the campaign's shared ledger (harness/campaign): the
- * first case of a finding's key minimized, its later hits counted. */
+ * every finding into the campaign's shared ledger (harness/campaign,
+ * lf_campaign_hit): the first case of a finding's key minimized, its later
+ * hits counted. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,6 @@
 #include "lf_campaign.h"
 #include "lf_clock.h"
 #include "lf_fuzz_run.h"
-#include "lf_minimize.h"
 
 enum { MAX_INPUT = 4096, POOL = 256 };
 
@@ -69,83 +69,22 @@ static unsigned rng(unsigned *s)
     return *s;
 }
 
-/* The findings' keys met so far (lf_finding_key: the class and the call's
- * traits but dtype and layout), each with the signature its first case
- * minimized to: later hits of a key count for that signature. */
-enum { MAX_KEYS = 1024 };
-typedef struct { char key[LF_SIGNATURE_MAX], signature[LF_SIGNATURE_MAX]; } key_entry;
-typedef struct { key_entry e[MAX_KEYS]; int n; } key_table;
-
-static key_entry *key_of(key_table *t, const char *key)
-{
-    for (int i = 0; i < t->n; i++)
-        if (!strcmp(t->e[i].key, key)) return &t->e[i];
-    return NULL;
-}
-
-/* A key's first case, minimized keeping its finding class (10 s at most: the
- * campaign goes on): the minimized case's signature is the finding's, with
- * the traits the bug needs. A new one is saved into DIR/repros and said. */
-static void new_key(key_table *t, const char *key, lf_case *c, const lf_backend *be, const char *out_dir)
-{
-    lf_minimize_stats st;
-    lf_minimize_opts opts = {.max_ms = 10e3, .keep_class = true};
-    char path[4096], repros[4200];
-    bool existed, is_new = false;
-    key_entry *k = t->n < MAX_KEYS ? &t->e[t->n++] : &t->e[MAX_KEYS - 1];
-    snprintf(k->key, sizeof k->key, "%s", key);
-    snprintf(k->signature, sizeof k->signature, "%s", key);
-    snprintf(repros, sizeof repros, "%s/repros", out_dir);
-    mkdir(repros, 0777);
-    if (lf_minimize(c, be, &opts, &st)) lf_signature(c, be, k->signature, sizeof k->signature);
-    if (!lf_campaign_record(out_dir, k->signature, NULL, c, &is_new)) fprintf(stderr, "lossfuzz fuzz: cannot write to %s\n", out_dir);
-    if (!is_new) return;
-    if (!lf_save_regression(c, k->signature, lf_paths_kernel_name(be), repros, path, sizeof path, &existed)) {
-        fprintf(stderr, "lossfuzz fuzz: cannot save the finding into %s\n", repros);
-        return;
-    }
-    printf("finding %s (after %.1f s): minimized to %s\n", k->signature, lf_campaign_elapsed_s(out_dir), path);
-}
-
-/* One case through the oracle; a finding or an accepted deviation into the ledger. */
-static void run_case(const lf_fuzz_job *job, const lf_backend *be, key_table *keys, lf_case *c, lf_verdict *v,
-                     lf_fuzz_counts *n)
-{
-    bool is_new = false;
-    lf_oracle_check(c, be, v);
-    n->cases++;
-    n->ran += v->has_kernel;
-    if (v->finding) {
-        char key[LF_SIGNATURE_MAX];
-        key_entry *k;
-        n->hits++;
-        lf_finding_key(c, v->finding_class, key, sizeof key);
-        if ((k = key_of(keys, key))) lf_campaign_record(job->out_dir, k->signature, NULL, c, &is_new);
-        else new_key(keys, key, c, be, job->out_dir);
-    } else if (v->accepted[0]) { /* reported with its first case and counted; never failing */
-        n->hits++;
-        lf_campaign_record(job->out_dir, v->accepted_signature, v->accepted, c, &is_new);
-        if (is_new)
-            printf("accepted %s: %s (after %.1f s)\n", v->accepted_signature, v->accepted, lf_campaign_elapsed_s(job->out_dir));
-    }
-}
-
 lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be)
 {
     char err[512];
     lf_fuzz_counts n = {0, 0, 0};
     pool *p = calloc(1, sizeof *p);
-    key_table *keys = calloc(1, sizeof *keys);
+    lf_campaign *keys = lf_campaign_open(job->out_dir);
     if (!p || !keys || !load_seeds(job->seeds_dir, p, err, sizeof err)) {
         fprintf(stderr, "lossfuzz fuzz: %s\n", p && keys ? err : "out of memory");
         free(p);
-        free(keys);
+        lf_campaign_close(keys);
         return n;
     }
     unsigned s = job->seed ? job->seed : 1, replace = 0;
     uint8_t buf[MAX_INPUT];
     double start = lf_now_ms(), end_ms = start + job->seconds * 1e3;
-    while (lf_now_ms() < end_ms && !(job->first_only && keys->n)) {
+    while (lf_now_ms() < end_ms && !(job->first_only && lf_campaign_keys(keys))) {
         int from = (int)(rng(&s) % (unsigned)p->n);
         size_t size = p->size[from];
         memcpy(buf, p->data[from], size);
@@ -153,13 +92,17 @@ lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be)
         lf_case c;
         lf_verdict v;
         lf_decode(job->target, buf, size, &c, NULL);
-        run_case(job, be, keys, &c, &v, &n);
+        lf_oracle_check(&c, be, &v);
+        n.cases++;
+        n.ran += v.has_kernel;
+        n.hits += v.finding || v.accepted[0];
+        lf_campaign_hit(keys, &c, &v, be);
         if (!v.finding && !v.accepted[0] && rng(&s) % 4 == 0) keep(p, buf, size, &replace);
         lf_verdict_free(&v);
         lf_case_free(&c);
     }
     for (int i = 0; i < POOL; i++) free(p->data[i]);
     free(p);
-    free(keys);
+    lf_campaign_close(keys);
     return n;
 }

@@ -6,6 +6,7 @@
  *   lossfuzz encode --target T --out DIR FILE...                     cases to fuzz inputs (seed corpora)
  *   lossfuzz repro [--json] [--save] [--backend B] FILE|DIR...       reproduce and explain a dumped batch
  *   lossfuzz fuzz [--target T] [--kernel K] [--seconds S]            fuzz with no compiler or engine (black-box)
+ *   lossfuzz report [--kernel K] [--junit F] DIR                      a campaign's report (ci/fuzz.sh)
  *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
@@ -26,7 +27,8 @@ static const char usage_main[] =
     "  repro     reproduce and explain a reported crash (safetensors, npz, npy, JSON, crash file)\n"
     "  minimize  shrink a crash file, a case or a dump into a JSON regression\n"
     "  encode    turn cases into a fuzz target's inputs (seed corpora)\n"
-    "  fuzz      fuzz with nothing but lossfuzz (no compiler, no engine): a smoke run\n"
+    "  fuzz      fuzz with nothing but lossfuzz (no compiler, no engine), keeping going\n"
+    "  report    a campaign's report from its directory (lossfuzz fuzz, ci/fuzz.sh)\n"
     "  worker    a worker process for the executor (started by lossfuzz itself)\n"
     "\n"
     "'lossfuzz COMMAND --help' describes a command; --version prints the version.\n"
@@ -37,7 +39,8 @@ int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } commands[] = {
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
-        {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"worker", lf_cmd_worker}};
+        {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
+        {"worker", lf_cmd_worker}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }
