@@ -3,7 +3,9 @@
 #   ENGINE: libfuzzer (clang -fsanitize=fuzzer), afl (afl-clang-fast, persistent
 #   mode with shared-memory test cases via libAFLDriver), replay (gcc, no engine).
 # Builds the fuzz targets and lossfuzz into build-fuzz/<engine>[-asan][-<mutant>]
-# and prints that directory on the last line. --mutant builds a planted bug
+# and prints that directory on the last line ($LF_FUZZ_BUILD, relative to the
+# checkout, names another folder than build-fuzz: one user's builds stay apart
+# from another's). --mutant builds a planted bug
 # (kernels/lf_mutants.h). The AFL++ custom mutators come from the replay build.
 # --cuda (replay only) compiles the kernels with nvcc too, into build-fuzz/
 # replay[-MUTANT]-cuda: the lossfuzz there is the CUDA worker of a campaign. A
@@ -29,8 +31,9 @@ replay) cc=gcc cmake_engine=none ;;
 *) echo "build-fuzz: engine must be libfuzzer, afl or replay" >&2; exit 2 ;;
 esac
 command -v "$cc" >/dev/null || { echo "build-fuzz: $cc not found (ci/setup.sh installs it)" >&2; exit 2; }
-mkdir -p build-fuzz
-dir=build-fuzz/$engine
+root=${LF_FUZZ_BUILD:-build-fuzz}
+mkdir -p "$root"
+dir=$root/$engine
 [ $sanitize = OFF ] || dir=$dir-asan
 [ -z "$mutant" ] || dir=$dir-$mutant
 if [ $cuda = ON ]; then

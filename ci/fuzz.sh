@@ -7,7 +7,9 @@
 # minimizes every finding into a JSON regression and ends with a summary line:
 #   fuzz_class: libfuzzer/sim 60 s, execs/s: 5123, findings: 0
 # Findings (raw input + JSON case, written atomically) go to
-# fuzz-out/TARGET/findings (fuzz-out/TARGET-MUTANT/ for a --mutant build) and
+# fuzz-out/TARGET/findings (fuzz-out/TARGET-MUTANT/ for a --mutant build;
+# $LF_FUZZ_OUT names another folder than fuzz-out, $LF_FUZZ_BUILD another
+# than build-fuzz, both relative to the checkout: ci/build-fuzz.sh) and
 # are never deleted; minimized repros go to regressions/ (to .../repros for a
 # --mutant build, whose findings are planted). Every path the summary names
 # exists when it is printed. Sanitizers (ASan + UBSan)
@@ -24,7 +26,7 @@
 # Exit: 0 no finding, 1 findings, 2 usage or build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 target=$1 seconds=$2
 shift 2
@@ -77,7 +79,7 @@ if [ "$backend" = cuda ]; then
     worker=$PWD/$(ci/build-fuzz.sh replay --cuda ${mutant:+--mutant "$mutant"} | tail -1)/lossfuzz || exit 2
 fi
 bin=$dir/fuzzers/$target
-work=fuzz-out/$target${mutant:+-$mutant}${kernel_name:+-kernel-$kernel_name} # a planted bug's or your kernel's findings never mix with lossfuzz's
+work=${LF_FUZZ_OUT:-fuzz-out}/$target${mutant:+-$mutant}${kernel_name:+-kernel-$kernel_name} # a planted bug's or your kernel's findings never mix with lossfuzz's
 mkdir -p "$work/corpus" "$work/findings"
 [ -n "$out" ] || { [ -n "$mutant$kernel" ] && out=$work/repros || out=regressions; }
 mkdir -p "$out"
@@ -99,8 +101,10 @@ if [ "$backend" = cuda ] || [ "$asserts" = hard ] || [ -n "$kernel" ]; then
 fi
 
 seeds=corpus/$target
-stats=$work/stats.txt
+stats=$work/stats.txt rows=$work/rows.txt # execs; cases with rows past 2,048 classes (LOSSFUZZ_STATS)
 : >"$stats"
+: >"$rows"
+export LOSSFUZZ_STATS=1
 start=$(date +%s)
 # Findings of earlier campaigns stay where they are; this one's are those newer than this mark.
 mark=$work/.campaign-start
@@ -128,6 +132,7 @@ if [ "$engine" = libfuzzer ]; then
             "${line_awk[@]}" '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1 { print; fflush() }' || true
         set -e
         grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
+        grep -h '^lossfuzz rows: ' "$work/libfuzzer.log" | tail -1 >>"$rows" || true
         : >"$work/libfuzzer.log"
         [ "$keep_going" = 1 ] || [ -z "$(new_findings '*')" ] || break # a finding or a crash file
     done
@@ -205,7 +210,14 @@ n=${#repros[@]}
 rate=$((execs / (elapsed > 0 ? elapsed : 1)))
 hard_note=""
 [ "$asserts" = soft ] || hard_note=" (hard asserts)"
-summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)}${kernel:+ (kernel: $kernel_name)} ${elapsed} s, execs/s: $rate, execs: $execs, findings: $n"
+# The share of cases whose rows take the block path (past 2,048 classes), and
+# of the target's time they took (decoding and the oracle), over the runs that
+# ended normally (libFuzzer; a run stopped by a finding prints none):
+# lf_features.c's "lossfuzz rows:" line.
+block=$(awk '{c += $3; w += $5; t += $15; b += $11 * $15 / 100}
+    END {if (c > 0) printf ", rows past 2048 classes: %.2f%% of %d cases, %.0f%% of their time", 100 * w / c, c, (t > 0 ? 100 * b / t : 0)}' \
+    "$rows" 2>/dev/null || true)
+summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)}${kernel:+ (kernel: $kernel_name)} ${elapsed} s, execs/s: $rate, execs: $execs$block, findings: $n"
 [ "$n" -eq 0 ] || summary="$summary ($(printf '%s\n' "${classes[@]}" | paste -sd, -)), minimized repros: ${repros[*]}"
 echo "$summary"
 if [ -n "$json" ]; then # through Python's json: names and paths escaped as JSON wants them

@@ -18,7 +18,7 @@ void *afl_custom_init(void *afl, unsigned int seed)
     (void)afl;
     lf_afl_state *st = calloc(1, sizeof *st);
     if (st) st->seed = seed;
-    lf_numel_limit = LF_FUZZ_MAX_NUMEL;
+    lf_numel_limit = lf_fuzz_numel_limit(LF_AFL_TARGET);
     return st;
 }
 

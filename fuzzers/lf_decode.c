@@ -18,6 +18,12 @@ static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_pr
 
 const char *lf_target_name(lf_target t) { return t < LF_TARGET_COUNT ? target_names[t] : "?"; }
 
+int64_t lf_fuzz_numel_limit(lf_target t)
+{
+    return t == LF_TARGET_CLASS || t == LF_TARGET_PROB || t == LF_TARGET_LINEAR ? LF_FUZZ_WIDE_NUMEL
+                                                                                : LF_FUZZ_MAX_NUMEL;
+}
+
 bool lf_target_parse(const char *name, lf_target *out)
 {
     for (int t = 0; t < LF_TARGET_COUNT; t++)
@@ -28,25 +34,52 @@ bool lf_target_parse(const char *name, lf_target *out)
     return false;
 }
 
+/* The elements of an input whose rows take the block path: 8 rows of 2049
+ * classes, 4 of 4097, 2 of 8193, one of 32000 or 50257 (the row is never
+ * cut). A vocabulary's row costs what a few hundred small cases do: the
+ * budget keeps the others to a few rows (fuzzers/README.md, the figures). */
+#define LF_WIDE_BUDGET ((1 << 14) + 64)
+
+/* Whether a row of c classes takes the block path whole: past LF_BLOCK_ROW,
+ * in a process whose element limit holds it (lf_fuzz_numel_limit; one that
+ * keeps to small cases, as bench_exec does, gets the row cut as before). */
+static bool block_path(int64_t c) { return c > LF_BLOCK_ROW && lf_numel_limit >= LF_FUZZ_WIDE_NUMEL; }
+
+/* The most rows of c classes past LF_BLOCK_ROW an input keeps: at least
+ * one, LF_WIDE_BUDGET elements in all, and one more row within
+ * LF_FUZZ_WIDE_NUMEL (a target with a row too many, a [2, C] weight). */
+static int64_t block_rows(int64_t c)
+{
+    int64_t rows = LF_WIDE_BUDGET / c, room = LF_FUZZ_WIDE_NUMEL / c - 1;
+    rows = rows < room ? rows : room;
+    return rows > 1 ? rows : 1;
+}
+
 /* The input's shape from the size parameters, kept small enough that a
  * target with one more row (or an extra dim of 1) still fits the limit:
- * a wide row of C > 1024 comes with a batch of up to two (fewer rows, never
- * fewer classes, when the batch asked for does not fit). */
+ * a wide row of C > 1024 comes with a batch of up to two, one past
+ * LF_BLOCK_ROW classes with a few rows (fewer rows, never fewer classes,
+ * when the batch asked for does not fit). */
 static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
 {
     int64_t n = (prm[P_N] + 1) % 9, c = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
     int64_t d[3] = {1 + prm[P_D1] % 4, 1 + prm[P_D2] % 4, 1 + prm[P_D3] % 4};
     int64_t spatial = 1;
     for (int k = 0; k < rank - 2; k++) spatial *= d[k];
-    /* An empty batch counts as one row; one more must fit for a target with a
-     * row too many; the input itself stays near half the limit (a wide case
-     * costs what a hundred small ones do), which still holds two rows of 1025. */
-    const int64_t limit = LF_FUZZ_MAX_NUMEL, half = LF_FUZZ_MAX_NUMEL / 2 + 64;
-    if (c > LF_WIDE_ROW && n * c > half) n = half / c > 1 ? half / c : 1;
-    const int64_t rows = n ? n : 1;
-    if ((rows + 1) * c * spatial > limit || rows * c * spatial > half) d[0] = d[1] = d[2] = 1;
-    if ((rows + 1) * c > limit) c = limit / (rows + 1);
-    if (rows * c > half) c = half / rows;
+    if (block_path(c)) {
+        if (n > block_rows(c)) n = block_rows(c);
+        if ((n ? n : 1) * c * spatial > LF_WIDE_BUDGET) d[0] = d[1] = d[2] = 1;
+    } else {
+        /* An empty batch counts as one row; one more must fit for a target with a
+         * row too many; the input itself stays near half the limit (a wide case
+         * costs what a hundred small ones do), which still holds two rows of 1025. */
+        const int64_t limit = LF_FUZZ_MAX_NUMEL, half = LF_FUZZ_MAX_NUMEL / 2 + 64;
+        if (c > LF_WIDE_ROW && n * c > half) n = half / c > 1 ? half / c : 1;
+        const int64_t rows = n ? n : 1;
+        if ((rows + 1) * c * spatial > limit || rows * c * spatial > half) d[0] = d[1] = d[2] = 1;
+        if ((rows + 1) * c > limit) c = limit / (rows + 1);
+        if (rows * c > half) c = half / rows;
+    }
     if (rank == 0) return 0;
     if (rank == 1) { shape[0] = c; return 1; }
     shape[0] = n;
@@ -364,17 +397,25 @@ static void normal(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape,
 
 /* fuzz_linear: hidden states [N, H] (or [H]) from the payload, a seeded
  * weight [V, H] (sometimes of the wrong H: PyTorch raises) and bias, in one
- * dtype, then cross_entropy's options and labels as fuzz_class has them. */
+ * dtype, then cross_entropy's options and labels as fuzz_class has them.
+ * Vocabularies up to 2047, and past LF_BLOCK_ROW (2049 to 50257) with the
+ * hidden size cut (to 7 for 2049, 1 past 8193). */
 static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
 {
     c->loss = LF_LOSS_LINEAR_CROSS_ENTROPY;
     int64_t N = (prm[P_N] + 1) % 9, V = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
     int64_t H = lf_p_hidden[prm[P_D1] % LF_COUNT(lf_p_hidden)];
     const int64_t half = LF_FUZZ_MAX_NUMEL / 2;
-    if (V >= half) V = half - 1;            /* a class weight of [2, V] fits the limit */
-    if (V * H > half) V = H ? half / H : V; /* the weight fits; then the logits and the hidden states */
-    if ((N + 1) * V > half) N = V ? half / V - 1 : N;
-    if (N < 0) N = 0;
+    if (block_path(V)) { /* a vocabulary kept whole: a smaller hidden size (the weight [V, H + 1] within
+                            * the budget, or [V, 2]: the products cost), a few rows */
+        if (V * (H + 1) > LF_WIDE_BUDGET) H = LF_WIDE_BUDGET / V > 1 ? LF_WIDE_BUDGET / V - 1 : 1;
+        if (N > block_rows(V)) N = block_rows(V);
+    } else {
+        if (V >= half) V = half - 1;            /* a class weight of [2, V] fits the limit */
+        if (V * H > half) V = H ? half / H : V; /* the weight fits; then the logits and the hidden states */
+        if ((N + 1) * V > half) N = V ? half / V - 1 : N;
+        if (N < 0) N = 0;
+    }
     bool one_d = prm[P_RANK] % 4 == 3;
     lf_dtype dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
     int64_t hshape[2] = {N, H}, wshape[2] = {V, prm[P_D2] % 16 == 15 ? H + 1 : H}, bshape[1] = {V};

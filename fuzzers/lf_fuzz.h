@@ -23,6 +23,10 @@
 
 #define LF_N_PARAMS 22                  /* parameter bytes at the end of an input (P_COUNT) */
 #define LF_FUZZ_MAX_NUMEL (1 << 12)     /* decoded tensors stay small: executions stay fast */
+/* Rows past LF_BLOCK_ROW classes (the block path, every LLM vocabulary): a
+ * row of 50,257 classes and a target with a row too many, or a [2, C]
+ * weight, fit; the decoder keeps such inputs to a few rows (lf_decode.c). */
+#define LF_FUZZ_WIDE_NUMEL (1 << 17)
 
 /* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations.
  * LINEAR: fused linear + cross-entropy, for kernels under test that claim it. */
@@ -31,6 +35,9 @@ typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, L
 
 const char *lf_target_name(lf_target t);          /* fuzz_class, fuzz_prob, fuzz_json, fuzz_linear */
 bool lf_target_parse(const char *name, lf_target *out);
+/* The element limit a target's process sets (lf_numel_limit): the wide one
+ * for the targets whose decoder makes rows past LF_BLOCK_ROW classes. */
+int64_t lf_fuzz_numel_limit(lf_target t);
 
 /* Where the payload's parts sit in an input (for the mutator). */
 typedef struct {

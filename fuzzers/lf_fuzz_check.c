@@ -115,7 +115,9 @@ void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size)
 void lf_fuzz_decoded(lf_target t, const uint8_t *data, size_t size)
 {
     lf_case c;
+    lf_fuzz_stats_begin();
     lf_decode(t, data, size, &c, NULL);
     lf_fuzz_check(&c, data, size);
+    lf_fuzz_stats_end(&c);
     lf_case_free(&c);
 }

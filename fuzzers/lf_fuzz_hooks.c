@@ -21,7 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     const char *expect = getenv("LOSSFUZZ_EXPECT");
-    lf_numel_limit = LF_FUZZ_MAX_NUMEL;
+    lf_numel_limit = lf_fuzz_numel_limit(lf_fuzz_target);
     lf_fuzz_judge_expectations = expect && !strcmp(expect, "1");
     return 0;
 }

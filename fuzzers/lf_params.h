@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "lf_case.h"
+#include "lf_group.h" /* LF_BLOCK_ROW: past it a row takes the block path */
 
 /* Parameter byte positions, counted from the end of the input. */
 enum {
@@ -25,13 +26,24 @@ enum {
 
 static const int lf_p_rank_class[] = {2, 1, 4, 3, 5};
 static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
-/* Wide rows, 4 in 32: 1025, 1536, 2049 and 4097 (cut to what the element
- * limit leaves per row) - one past a block of 1024 threads, a half-full last
- * block, one past two. A wide case costs what a hundred small ones do:
- * libFuzzer weighs inputs by their execution time (fuzz_*.options), and the
- * coverage of lf_features.c keeps every wide input that reaches something new. */
+/* Wide rows: 1025 and 1536 (one past a block of 1024 threads, a half-full
+ * last block), 4 in 64, and past LF_BLOCK_ROW, the block path, 5 in 64:
+ * 2049, 4097 and 8193 (one past 2, 4 and 8 blocks of 1024), 32000 (Llama
+ * 2's vocabulary) and 50257 (GPT-2's), each kept whole (lf_decode.c). A
+ * wide case costs what a hundred small ones do, a vocabulary's row a few
+ * hundred: libFuzzer weighs inputs by their execution time
+ * (fuzz_*.options), the coverage of lf_features.c keeps every wide input
+ * that reaches something new, and the second half of the table is the
+ * first as it was before the block path (2, 2 and 5 where 8193, 32000 and
+ * 50257 are), with 63 and 65 for 4097 and 2049: that halves the block
+ * path's share of the executions and keeps the others' mix (fuzzers/
+ * README.md, the figures). Entries 16, 25 and 28 were repeats of 2 and 5,
+ * which the encoder never writes (it writes a class count's first entry): no
+ * seed changed when they became 8193, 32000 and 50257. */
 static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 4097,
-                                       2, 3, 5, 4, 6, 10, 21, 32, 2049, 2, 9, 17, 5, 12, 128, 1536};
+                                       8193, 3, 5, 4, 6, 10, 21, 32, 2049, 32000, 9, 17, 50257, 12, 128, 1536,
+                                       2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 63,
+                                       2, 3, 5, 4, 6, 10, 21, 32, 65, 2, 9, 17, 5, 12, 128, 1536};
 static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
 /* fuzz_linear's hidden sizes: small, odd, a tile's edge (16, 32, 64, 128) and one past it. */
 static const int64_t lf_p_hidden[] = {4, 8, 1, 16, 3, 33, 64, 2, 0, 128, 5, 65, 17, 32, 256, 7};

@@ -26,6 +26,7 @@
 #define LF_MUTANT_GRAD_MEAN_BY_ROWS 18 /* #5 fused backward divides the mean by the rows, not the targets' weights */
 #define LF_MUTANT_GRAD_IGNORED_ROWS 19 /* #4 fused backward writes softmax into an ignored row's gradient */
 #define LF_MUTANT_GRAD_SMOOTH_UNWEIGHTED 20 /* #7 fused backward's smoothing term leaves out the class weights */
+#define LF_MUTANT_BLOCK_LANE_IN_WARP 21 /* #11 a block-per-row kernel strides a row by the lane within its warp */
 #define LF_MUTANT_LAST_BAD_NAMED 13     /* #1  guard names the last bad target (a store for atomic min), not the first */
 
 #ifndef LF_MUTANT
