@@ -188,7 +188,11 @@ for cls in $(new_findings '*.json' | xargs -r -n1 basename | sed -n 's/-[0-9a-f]
     smallest=$(new_findings "$cls-????????????????.json" | xargs -r ls -S | tail -1)
     if read -r sig repro < <(minimize "$smallest" "$out"); then keep "$repro" "$sig"; else keep "$smallest" "$cls"; fi
 done
+# The oracle saved the input of each finding it aborted on (<class>-<hash>.bin): the
+# engine's crash file of that same input is that finding, not one of its own.
+seen_by_oracle() { local bin; for bin in $(new_findings '*.bin'); do cmp -s "$1" "$bin" && return 0; done; return 1; }
 for crash in $(new_findings 'crash-*') $(new_findings 'afl-crash-*'); do
+    seen_by_oracle "$crash" && continue
     if ! read -r sig repro < <(minimize "$crash" "$scratch"); then
         keep "$crash" crash/unminimized # a loader target's: the raw input is the repro
         continue
