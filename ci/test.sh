@@ -16,20 +16,23 @@ set -eu
 cd "$(dirname "$0")/.."
 ci/setup.sh
 total=0
+start=$(date +%s)
+# Each stage says when it began, so a slow CI run shows where its time went.
+stage() { echo "== $* [$(( $(date +%s) - start )) s] =="; }
 for variant in "" --sanitize; do
     ci/build.sh $variant
     dir=build
     [ -z "$variant" ] || dir=build-asan
-    echo "== ctest ($dir) =="
+    stage "ctest ($dir)"
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)"
     # ctest hides a skipped test's output: show why each one skipped.
     awk '/ Testing: / {name = $3} /^SKIP: / {print "skipped " name ": " substr($0, 7)}' "$dir/Testing/Temporary/LastTest.log"
     total=$((total + $(ctest --test-dir "$dir" -N | sed -n 's/^Total Tests: //p')))
 done
-echo "== planted bugs =="
+stage "planted bugs"
 ci/mutants.sh
 total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))
-echo "== fuzz smoke runs =="
+stage "fuzz smoke runs"
 reports=$(mktemp -d)
 for target in fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
     ci/fuzz.sh "$target" 10 --out "$(mktemp -d)" --json "$reports/$target.json"
@@ -39,16 +42,16 @@ build/lossfuzz check --junit "$reports/regressions.xml" regressions/ >/dev/null
 python3 ci/ci-summary.py "$reports"/*.json "$reports/regressions.xml" | grep -q '| fuzz_safetensors | libfuzzer | sim |' ||
     { echo "ci: ci/ci-summary.py did not summarize the campaigns"; exit 1; }
 total=$((total + 1))
-echo "== the OSS-Fuzz / ClusterFuzzLite build, in a simulated environment =="
+stage "the OSS-Fuzz / ClusterFuzzLite build, in a simulated environment"
 ci/oss-fuzz-test.sh
-echo "== lossfuzz as a package: installed, and a consumer project built against it =="
+stage "lossfuzz as a package: installed, and a consumer project built against it"
 ci/install-test.sh
 total=$((total + 2))
 for target in fuzz_class fuzz_prob fuzz_linear fuzz_json; do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
 total=$((total + 11))
-echo "== hard-assert campaigns: real asserts end workers, the executor replaces them =="
+stage "hard-assert campaigns: real asserts end workers, the executor replaces them"
 log=$(mktemp)
 ci/fuzz.sh fuzz_class 20 --asserts hard --out "$(mktemp -d)" 2>&1 | tee "$log" | tail -2
 # The campaign must have met asserts and survived them all (its counts, at the end).
@@ -59,7 +62,7 @@ ci/fuzz.sh fuzz_class 10 --engine afl --fast --asserts hard --out "$(mktemp -d)"
 ci/fuzz.sh fuzz_class 20 --fast --asserts hard --mutant off_by_one --out "$(mktemp -d)" 2>&1 | tail -1 |
     grep -q 'findings: [1-9].*guard-miss/label_out_of_range' || { echo "ci: off_by_one not found with hard asserts"; exit 1; }
 total=$((total + 3))
-echo "== kernels under test: the buggy example is found, minimized and kept =="
+stage "kernels under test: the buggy example is found, minimized and kept"
 out=$(mktemp -d)
 ci/fuzz.sh fuzz_class 30 --kernel build/examples/kernels/ce_buggy.so --out "$out" 2>&1 | tail -1 |
     grep -Eq 'findings: [1-9].*(kernel-silent|oob-read)' || { echo "ci: the buggy example kernel was not found"; exit 1; }
@@ -74,9 +77,9 @@ ci/fuzz.sh fuzz_class 30 --kernel build/examples/kernels/ce_plain.so --out "$(mk
     grep -q 'findings: 0' || { echo "ci: the plain example kernel gave a finding"; exit 1; }
 total=$((total + 2))
 if ci/find-python.sh torch >/dev/null 2>&1; then
-    echo "== Python kernels under test: each buggy example is found from an empty corpus, 3 of 3 runs =="
+    stage "Python kernels under test: each buggy example is found from an empty corpus, 3 of 3 runs"
     ci/bench-kernels.sh --corpus empty --runs 3 --cap 60 --check --no-rates
-    echo "== ... the correct ones give no finding; a repro keeps failing on its kernel =="
+    stage "... the correct ones give no finding; a repro keeps failing on its kernel"
     out=$(mktemp -d) py=examples/kernels/ce_python.py
     ci/fuzz.sh fuzz_class 30 --kernel "py:$py:rows_buggy" --out "$out" 2>&1 | tail -1 |
         grep -q 'findings: [1-9].*value-mismatch/kernel' || { echo "ci: the buggy Python kernel was not found"; exit 1; }
@@ -96,10 +99,10 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
     done
     total=$((total + 3))
 else
-    echo "== Python kernels under test: skipped, no python3 with torch =="
+    stage "Python kernels under test: skipped, no python3 with torch"
 fi
-echo "== campaigns keep what they report =="
+stage "campaigns keep what they report"
 ci/campaign-test.sh
 total=$((total + 4))
 # Every step above stops the script on a failure: reaching here means all passed.
-echo "ci: $total passed, 0 failed"
+echo "ci: $total passed, 0 failed, $(( $(date +%s) - start )) s"

@@ -56,7 +56,7 @@ def _checked(input, linear_weight, target, linear_bias, weight, ignore_index):
         raise ValueError("chunked: linear_bias must be [V]")
     if weight is not None and weight.shape != (V,):
         raise ValueError("chunked: weight must have one element per class")
-    if weight is not None and weight.dtype != x.dtype and x.shape[0] > 0:
+    if weight is not None and weight.dtype != x.dtype:  # checked on an empty batch too (Loss.cu)
         raise RuntimeError("expected scalar type %s but found %s" % (_type_name(x.dtype), _type_name(weight.dtype)))
     bad = (t != ignore_index) & ((t < 0) | (t >= V))
     if bad.any():
