@@ -52,7 +52,7 @@ declare -A rate note
 dict_of() { if [ -f "$root/fuzzers/$1.dict" ]; then echo "$root/fuzzers/$1.dict"; fi; }
 
 run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
-    # libFuzzer stops at a finding: like ci/fuzz.sh --keep-going, start it again
+    # libFuzzer stops at a finding (no $LOSSFUZZ_CAMPAIGN here): start it again
     # from the grown corpus until the time is used up, and count every execution.
     local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs flags about input saved
     mkdir -p "$w/findings"

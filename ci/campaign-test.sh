@@ -3,7 +3,9 @@
 # fuzzes a planted bug (off_by_one) twice into the same --out directory (the
 # second run finds the same repros already there); after each run every path
 # the summary line names must exist, and each minimized repro must pass on the
-# correct build. Ends "N passed, N failed".
+# correct build; the campaign's report names the planted bug, and every key
+# its processes shared (campaign/keys: AFL++'s forks, libFuzzer's restarts)
+# names a signature of its ledger. Ends "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 good=$(ci/build.sh | tail -1 | sed 's/^built: //') || exit 2
@@ -19,6 +21,14 @@ for engine in libfuzzer afl; do
         for p in $paths; do
             [ -f "$p" ] || { why="$why; $p was reported but does not exist"; continue; }
             case $p in *.json) "$good" check "$p" >/dev/null 2>&1 || why="$why; $p fails on the correct build" ;; esac
+        done
+        campaign=$(sed -n 's/.*, report: \([^,]*\)\/report.md, .*/\1/p' <<<"$summary")
+        grep -q '^### [0-9]*\. `guard-miss/label_out_of_range' "$campaign/report.md" 2>/dev/null ||
+            why="$why; the campaign's report lacks the planted bug"
+        ls "$campaign/keys/"* >/dev/null 2>&1 || why="$why; no key shared in $campaign/keys"
+        for key in "$campaign"/keys/*; do
+            [ -f "$key" ] || continue
+            grep -qF "$(cut -f2 "$key")" "$campaign/ledger" || why="$why; $key names no signature of the ledger"
         done
         if [ -z "$why" ]; then
             passed=$((passed + 1))

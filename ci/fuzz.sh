@@ -1,10 +1,13 @@
 #!/bin/bash
 # ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--asserts soft|hard]
-#            [--fast] [--mutant NAME] [--kernel LIB.so|py:MODULE:FUNCTION] [--out DIR] [--keep-going]
+#            [--fast] [--mutant NAME] [--kernel LIB.so|py:MODULE:FUNCTION] [--out DIR] [--first]
 #            [--json FILE]
 # A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
-# fuzz_prob, fuzz_linear, fuzz_json) for SECONDS from corpus/TARGET with live progress, then
-# minimizes every finding into a JSON regression and ends with a summary line:
+# fuzz_prob, fuzz_linear, fuzz_json) for SECONDS from corpus/TARGET with live progress,
+# keeping going past its findings: each distinct finding signature is minimized
+# once (its later hits counted) into the campaign's folder, DIR/campaign, whose
+# report.md and report.json list them by harm (lossfuzz report); --first stops
+# at the first finding instead. It ends with a summary line:
 #   fuzz_class: libfuzzer/sim 60 s, execs/s: 5123, findings: 0
 # Findings (raw input + JSON case, written atomically) go to
 # fuzz-out/TARGET/findings (fuzz-out/TARGET-MUTANT/ for a --mutant build;
@@ -13,8 +16,8 @@
 # are never deleted; minimized repros go to regressions/ (to .../repros for a
 # --mutant build, whose findings are planted). Every path the summary names
 # exists when it is printed. Sanitizers (ASan + UBSan)
-# are on unless --fast. libFuzzer stops at its first finding unless --keep-going
-# (then it restarts with the time left). --asserts hard runs the reference
+# are on unless --fast. A crash the engine sees (an ASan report from inside a
+# kernel) restarts libFuzzer with the time left. --asserts hard runs the reference
 # kernels with real device asserts in executor workers that die with each and
 # are replaced (harness/exec); --backend cuda always runs the kernels in
 # workers (a CUDA build of lossfuzz, build-fuzz/replay-cuda), the fuzzing
@@ -26,11 +29,11 @@
 # Exit: 0 no finding, 1 findings, 2 usage or build error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 target=$1 seconds=$2
 shift 2
-engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" keep_going=0 kernel="" json=""
+engine=libfuzzer backend=sim asserts=soft sanitize=--sanitize mutant="" out="" first=0 kernel="" json=""
 while [ $# -gt 0 ]; do
     case $1 in
     --engine) engine=$2; shift ;;
@@ -40,7 +43,8 @@ while [ $# -gt 0 ]; do
     --mutant) mutant=$2; shift ;;
     --kernel) kernel=$2; shift ;;
     --out) out=$2; shift ;;
-    --keep-going) keep_going=1 ;;
+    --first) first=1 ;;
+    --keep-going) ;; # the default now
     --json) json=$2; shift ;;
     *) echo "fuzz.sh: unknown option $1" >&2; usage ;;
     esac
@@ -83,6 +87,14 @@ work=${LF_FUZZ_OUT:-fuzz-out}/$target${mutant:+-$mutant}${kernel_name:+-kernel-$
 mkdir -p "$work/corpus" "$work/findings"
 [ -n "$out" ] || { [ -n "$mutant$kernel" ] && out=$work/repros || out=regressions; }
 mkdir -p "$out"
+# The campaign's ledger, first cases, minimized repros and report: afresh each time.
+campaign=$(realpath -m "$work/campaign")
+rm -rf "$campaign"
+mkdir -p "$campaign"
+if [ "$first" = 0 ]; then
+    date +%s%3N >"$campaign/start"
+    export LOSSFUZZ_CAMPAIGN=$campaign
+fi
 export LOSSFUZZ_FINDINGS=$PWD/$work/findings LOSSFUZZ_BACKEND=$backend LOSSFUZZ_ASSERTS=$asserts LOSSFUZZ_WORKER=$worker
 dict=fuzzers/$target.dict
 
@@ -128,13 +140,14 @@ if [ "$engine" = libfuzzer ]; then
         set +e
         (cd "$work" && "$OLDPWD/$bin" -max_total_time="$left" "${flags[@]}" \
             -print_final_stats=1 -artifact_prefix=findings/ corpus "$OLDPWD/$seeds") 2>&1 |
-            tee -a "$work/libfuzzer.log" | grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR|lossfuzz executor' |
-            "${line_awk[@]}" '/pulse|DONE|DEDUP|saved|ERROR|executor/ || NR % 20 == 1 { print; fflush() }' || true
+            tee -a "$work/libfuzzer.log" |
+            grep --line-buffered -E '^#[0-9]+.*(pulse|NEW|DONE)|DEDUP_TOKEN|saved|ERROR|lossfuzz executor|^(finding|accepted) ' |
+            "${line_awk[@]}" '/pulse|DONE|DEDUP|saved|ERROR|executor|^finding|^accepted/ || NR % 20 == 1 { print; fflush() }' || true
         set -e
         grep -h 'stat::number_of_executed_units' "$work/libfuzzer.log" | tail -1 >>"$stats" || true
         grep -h '^lossfuzz rows: ' "$work/libfuzzer.log" | tail -1 >>"$rows" || true
         : >"$work/libfuzzer.log"
-        [ "$keep_going" = 1 ] || [ -z "$(new_findings '*')" ] || break # a finding or a crash file
+        [ "$first" = 0 ] || [ -z "$(new_findings '*')" ] || break # a finding or a crash file
     done
     execs=$(awk '{s += $2} END {print s + 0}' "$stats")
 else
@@ -149,7 +162,7 @@ else
     AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_TRY_AFFINITY=1 \
         AFL_FAST_CAL=1 AFL_STATSD=0 \
         afl-fuzz -i "$seeds" -o "$work/afl" -V "$seconds" -x "$dict" -t 10000 -- "$bin" 2>&1 |
-        grep --line-buffered -E 'execs|crash|saved|DEDUP|PROGRAM ABORT|Fuzzing test case' || true
+        grep --line-buffered -E 'execs|crash|saved|DEDUP|PROGRAM ABORT|Fuzzing test case|^(finding|accepted) ' || true
     execs=$(awk -F: '/^execs_done/ {gsub(/ /, "", $2); print $2}' "$work/afl/default/fuzzer_stats" 2>/dev/null || echo 0)
     # afl/ is started afresh by the next campaign: keep its crash and hang inputs with the findings.
     for kind in crash hang; do
@@ -178,6 +191,22 @@ classes=()
 keep() { repros+=("$1"); classes+=("$2"); }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+accepted=0
+if [ "$first" = 0 ]; then
+    # The campaign's report (its repros re-checked); each finding's minimized
+    # repro joins the others in $out (a first case the minimizer did not finish stays where it is).
+    rc=0
+    "$dir/lossfuzz" report "${path_args[@]}" --title "$target${kernel:+ on $kernel_name}" "$campaign" >/dev/null || rc=$?
+    [ "$rc" -ne 2 ] || { echo "fuzz.sh: cannot write the campaign's report into $campaign" >&2; exit 2; }
+    while IFS=$'\t' read -r kind sig file; do
+        if [ "$kind" = accepted ]; then accepted=$((accepted + 1)); continue; fi
+        [[ $file != "$campaign/repros/"* ]] || { cp "$file" "$out/" && file=$out/$(basename "$file"); }
+        keep "$file" "$sig"
+    done < <(python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    print("accepted" if f["accepted"] else "finding", f["signature"], f["file"], sep="\t")' "$campaign/report.json")
+fi
 minimize() { # FILE DIR: prints the signature and the repro's path
     local line # its progress and errors pass on stderr; its result is stdout's last line
     line=$("$dir/lossfuzz" minimize --target "$target" "${path_args[@]}" --out "$2" "$1" | tail -1) || true
@@ -200,7 +229,7 @@ for crash in $(new_findings 'crash-*') $(new_findings 'afl-crash-*'); do
     case $sig in
     ok/* | host_error/* | device_assert/*) keep "$crash" crash/not-reproduced ;; # lossfuzz does not see it
     *)
-        [[ " ${classes[*]} " == *" $sig "* ]] && continue # reported from the oracle's JSON already
+        [[ " ${classes[*]} " == *" $sig "* ]] && continue # reported from the oracle's JSON or the campaign already
         mv -f "$repro" "$out/" && keep "$out/$(basename "$repro")" "$sig"
         ;;
     esac
@@ -221,7 +250,9 @@ hard_note=""
 block=$(awk '{c += $3; w += $5; t += $15; b += $11 * $15 / 100}
     END {if (c > 0) printf ", rows past 2048 classes: %.2f%% of %d cases, %.0f%% of their time", 100 * w / c, c, (t > 0 ? 100 * b / t : 0)}' \
     "$rows" 2>/dev/null || true)
-summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)}${kernel:+ (kernel: $kernel_name)} ${elapsed} s, execs/s: $rate, execs: $execs$block, findings: $n"
+campaign_note="" # the report first: the repros' paths end the line
+[ "$first" = 1 ] || campaign_note=", report: $campaign/report.md, accepted deviations: $accepted"
+summary="$target: $engine/$backend$hard_note${mutant:+ (planted bug: $mutant)}${kernel:+ (kernel: $kernel_name)} ${elapsed} s, execs/s: $rate, execs: $execs$block$campaign_note, findings: $n"
 [ "$n" -eq 0 ] || summary="$summary ($(printf '%s\n' "${classes[@]}" | paste -sd, -)), minimized repros: ${repros[*]}"
 echo "$summary"
 if [ -n "$json" ]; then # through Python's json: names and paths escaped as JSON wants them

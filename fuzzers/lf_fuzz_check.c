@@ -1,6 +1,10 @@
-/* lf_fuzz_check.c - the oracle inside a fuzz target: a finding becomes a crash
+/* lf_fuzz_check.c - the oracle inside a fuzz target. In a campaign
+ * ($LOSSFUZZ_CAMPAIGN=DIR, ci/fuzz.sh's default) the target keeps going: a
+ * finding or an accepted deviation goes into the campaign's ledger
+ * (harness/campaign: a new key's first case minimized into DIR/repros, later
+ * hits counted) and the engine fuzzes on. Without it a finding becomes a crash
  * whose DEDUP_TOKEN is the finding class (style.md #4), so libFuzzer's
- * -minimize_crash keeps the same bug and different bugs are never merged. The
+ * -minimize_crash keeps the same bug and different bugs are never merged; the
  * input and its readable JSON case are saved first, atomically (write, fsync,
  * rename), so nothing is lost if the engine dies. */
 #include <signal.h>
@@ -9,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lf_campaign.h"
 #include "lf_case_json.h"
 #include "lf_exec_backend.h"
 #include "lf_features.h"
@@ -16,6 +21,7 @@
 #include "lf_fuzz.h"
 #include "lf_hash.h"
 #include "lf_oracle.h"
+#include "lf_tensor_ops.h"
 
 static const lf_backend *the_backend;
 
@@ -89,6 +95,23 @@ static void report(const lf_case *c, const char *cls, const char *detail, const 
     abort();
 }
 
+/* The campaign of $LOSSFUZZ_CAMPAIGN, NULL when the target stops at a finding.
+ * A first case is minimized for 4 s at most: the engines give one input 10. */
+static lf_campaign *campaign(void)
+{
+    static lf_campaign *k;
+    static bool read_env;
+    if (read_env) return k;
+    read_env = true;
+    const char *dir = getenv("LOSSFUZZ_CAMPAIGN");
+    if (!dir || !*dir) return NULL;
+    if (!lf_campaign_begin(dir, false) || !(k = lf_campaign_open(dir, 4e3))) {
+        fprintf(stderr, "lossfuzz: cannot keep the campaign in %s\n", dir);
+        exit(2);
+    }
+    return k;
+}
+
 /* $LOSSFUZZ_INJECT: the replay runner's self-test makes every case fail. */
 static void inject(const lf_case *c, const uint8_t *data, size_t size)
 {
@@ -108,7 +131,13 @@ void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size)
     inject(c, data, size);
     lf_oracle_check(c, backend(), &v);
     stop_if_no_workers(&v);
-    if (v.finding) report(c, v.finding_class, v.detail, data, size);
+    lf_case copy;
+    if ((v.finding || v.accepted[0]) && campaign() && lf_case_copy(c, &copy)) { /* minimized in place */
+        lf_campaign_hit(campaign(), &copy, &v, backend());
+        lf_case_free(&copy);
+    } else if (v.finding) {
+        report(c, v.finding_class, v.detail, data, size);
+    }
     lf_verdict_free(&v);
 }
 

@@ -52,6 +52,19 @@ static double start_ms(const char *dir)
     return ms > 0 ? ms : wall_ms();
 }
 
+static void empty_folder(const char *dir, const char *folder)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", dir, folder);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s/%s", dir, folder, e->d_name);
+        unlink(path);
+    }
+    if (d) closedir(d);
+}
+
 /* An earlier campaign's files in DIR, but its repros. */
 static void clear(const char *dir)
 {
@@ -61,14 +74,8 @@ static void clear(const char *dir)
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         unlink(path);
     }
-    snprintf(path, sizeof path, "%s/first", dir);
-    DIR *d = opendir(path);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] == '.') continue;
-        snprintf(path, sizeof path, "%s/first/%s", dir, e->d_name);
-        unlink(path);
-    }
-    if (d) closedir(d);
+    empty_folder(dir, "first");
+    empty_folder(dir, "keys"); /* the kernel may have changed since: its keys minimize afresh */
 }
 
 bool lf_campaign_begin(const char *dir, bool fresh)

@@ -6,6 +6,7 @@
  *   DIR/start           the campaign's start, wall-clock ms
  *   DIR/ledger          a line per hit: "<ms since the start>\t<signature>\t<accepted reason or ->"
  *   DIR/first/STEM.json the first case of a signature, created exclusively (the first process wins)
+ *   DIR/keys/HASH       "<finding key>\t<signature>": what a key's first case minimized to
  *   DIR/repros/         the minimized cases (lossfuzz minimize), each a regression forever
  * lf_campaign_report reads them back into DIR/report.md and DIR/report.json. */
 #ifndef LF_CAMPAIGN_H
@@ -38,7 +39,9 @@ bool lf_campaign_record(const char *dir, const char *signature, const char *acce
 /* One process's part in a campaign (lf_campaign_hit.c): the keys of the
  * findings it met, each with the signature its first case minimized to. */
 typedef struct lf_campaign lf_campaign;
-lf_campaign *lf_campaign_open(const char *dir); /* NULL: out of memory */
+/* minimize_ms: how long a key's first case may be minimized (within the
+ * engine's time limit for one input, in a fuzz target). NULL: out of memory. */
+lf_campaign *lf_campaign_open(const char *dir, double minimize_ms);
 void lf_campaign_close(lf_campaign *k);
 /* A case's verdict into the campaign: a finding (its key's first case
  * minimized, into DIR/repros, and said on stdout) or an accepted deviation

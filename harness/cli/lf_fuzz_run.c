@@ -74,7 +74,7 @@ lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be)
     char err[512];
     lf_fuzz_counts n = {0, 0, 0};
     pool *p = calloc(1, sizeof *p);
-    lf_campaign *keys = lf_campaign_open(job->out_dir);
+    lf_campaign *keys = lf_campaign_open(job->out_dir, 10e3);
     if (!p || !keys || !load_seeds(job->seeds_dir, p, err, sizeof err)) {
         fprintf(stderr, "lossfuzz fuzz: %s\n", p && keys ? err : "out of memory");
         free(p);
