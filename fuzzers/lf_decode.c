@@ -261,6 +261,9 @@ static void target_shape(const lf_tensor *in, int mode, int *ndim, int64_t *shap
         if (*ndim == 0) shape[(*ndim)++] = 2;
         else shape[0]++;
         break;
+    case TS_BATCH_MINUS_ONE: /* a kernel that trusts the target's length reads past its end */
+        if (*ndim > 0 && shape[0] > 0) shape[0]--;
+        break;
     case TS_DROP_LAST: if (*ndim > 0) (*ndim)--; break;
     case TS_SCALAR: *ndim = 0; break;
     default: break;

@@ -126,7 +126,9 @@ static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
     prm[P_RANK] = index_of_rank(lf_p_rank_class, LF_COUNT(lf_p_rank_class), in->ndim);
     prm[P_TGT_DTYPE] = index_of_dtype(lf_p_label_dtypes, LF_COUNT(lf_p_label_dtypes), tg->dtype);
     int want = in->ndim <= 1 ? 0 : in->ndim - 1;
-    prm[P_TGT_SHAPE] = tg->ndim == want ? TS_EXACT : tg->ndim == want + 1 ? TS_TRAILING_ONE
+    bool batch_off = want > 0 && tg->ndim == want && tg->shape[0] != in->shape[0];
+    prm[P_TGT_SHAPE] = batch_off ? (tg->shape[0] > in->shape[0] ? TS_BATCH_PLUS_ONE : TS_BATCH_MINUS_ONE)
+                     : tg->ndim == want ? TS_EXACT : tg->ndim == want + 1 ? TS_TRAILING_ONE
                      : tg->ndim == 0 ? TS_SCALAR : TS_DROP_LAST;
     const int64_t fixed[IG_COUNT] = {-100, 255, -1, 0, C - 1, C, 2147483648LL};
     for (int i = IG_COUNT - 1; i >= 0; i--)

@@ -55,7 +55,7 @@ static const double lf_p_smoothing[] = {0.0, 0.1, 0.5, 1.0, 0.9, 1.5, -0.1, __bu
 static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
 
 /* Class target shapes: the right one, or a common mistake. */
-enum { TS_EXACT, TS_TRAILING_ONE, TS_CHANNEL_ONE, TS_BATCH_PLUS_ONE, TS_DROP_LAST, TS_SCALAR, TS_COUNT };
+enum { TS_EXACT, TS_TRAILING_ONE, TS_CHANNEL_ONE, TS_BATCH_PLUS_ONE, TS_DROP_LAST, TS_SCALAR, TS_BATCH_MINUS_ONE, TS_COUNT };
 /* Class weights (cross_entropy, nll_loss): none, [C], [C+1], [C] in another
  * dtype, [1, C], [C, 1], 0-D, [C-1], [2, C], [C] int64 - what PyTorch accepts
  * (nll_loss2d takes any shape of C elements) and what it refuses. */

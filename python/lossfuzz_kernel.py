@@ -28,7 +28,7 @@ findings it explains are still reported and counted, as accepted, never failing.
         "grad_in_place": True,                       # d input written into the input when it requires grad
         "float32_result": True,                      # a float32 loss for bfloat16 / float16 input
         "labels_unchecked": True,                    # numbers for out-of-range labels (memory still judged)
-        "accept": {"dtype-mismatch/kernel": "why"},  # any signature (or its start), with a reason
+        "accept": {"dtype-mismatch/kernel": "why"},  # any signature (or its start; * for any run), with a reason
 
 A key left out claims everything lossfuzz can send, except "losses" (both
 kinds of cross_entropy) and "guarded" (False). A guarded callable promises to

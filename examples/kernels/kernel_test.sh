@@ -164,7 +164,8 @@ expect 1 "input-modified/kernel" "$lossfuzz" check --kernel py:examples/kernels/
 # Each deliberate deviation a claim names is accepted; the same kernel without the claim is a finding
 dv=examples/kernels/cases/deviations.py
 for pair in "float32_result bf16_confident_predictions dtype-mismatch/kernel" \
-    "no_empty empty_batch_mean false-alarm/kernel" "unchecked one_based_labels kernel-silent/label_out_of_range"; do
+    "no_empty empty_batch_mean false-alarm/kernel" "unchecked one_based_labels kernel-silent/label_out_of_range" \
+    "batched_only input_1d_target_0d false-alarm/kernel"; do
     set -- $pair
     expect 0 "accepted       $3" "$lossfuzz" check --kernel "py:$dv:$1" "$regressions/$2.json"
     expect 1 "FINDING        $3" "$lossfuzz" check --kernel "py:$dv:$1_unclaimed" "$regressions/$2.json"

@@ -91,20 +91,28 @@ bool lf_campaign_begin(const char *dir, bool fresh)
 
 double lf_campaign_elapsed_s(const char *dir) { return (wall_ms() - start_ms(dir)) / 1e3; }
 
+void lf_campaign_first_stem(const char *signature, bool accepted, char *stem, size_t len)
+{
+    char named[LF_SIGNATURE_MAX + 16];
+    snprintf(named, sizeof named, "%s%s", accepted ? "accepted-" : "", signature);
+    lf_finding_file_stem(stem, len, named, lf_hash_bytes(named, strlen(named)));
+}
+
 bool lf_campaign_record(const char *dir, const char *signature, const char *accepted, const lf_case *c, bool *is_new)
 {
     char path[4200], stem[200], line[LF_SIGNATURE_MAX + 320];
+    bool is_accepted = accepted && accepted[0];
     *is_new = false;
     snprintf(path, sizeof path, "%s/first", dir);
     if (!made(dir) || !made(path)) return false;
-    lf_finding_file_stem(stem, sizeof stem, signature, lf_hash_bytes(signature, strlen(signature)));
+    lf_campaign_first_stem(signature, is_accepted, stem, sizeof stem);
     snprintf(path, sizeof path, "%s/first/%s.json", dir, stem);
     char *json = lf_case_to_json(c);
     *is_new = json && create_exclusive(path, json);
     free(json);
     /* one short line, one write(): O_APPEND keeps the processes' lines whole */
     int n = snprintf(line, sizeof line, "%.0f\t%s\t%s\n", wall_ms() - start_ms(dir), signature,
-                     accepted && accepted[0] ? accepted : "-");
+                     is_accepted ? accepted : "-");
     snprintf(path, sizeof path, "%s/ledger", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
     bool ok = fd >= 0 && n > 0 && write(fd, line, (size_t)n) == (ssize_t)n;
@@ -126,8 +134,11 @@ lf_campaign_entry *lf_campaign_read(const char *dir, int *n)
         if (!why) continue; /* a torn line: nothing to count */
         *sig++ = 0, *why++ = 0;
         why[strcspn(why, "\n")] = 0;
+        /* a signature hit both as a finding and as an accepted deviation is two entries:
+         * the accepted one never hides the finding */
+        bool is_accepted = strcmp(why, "-") != 0;
         int i = 0;
-        while (i < *n && strcmp(e[i].signature, sig)) i++;
+        while (i < *n && (strcmp(e[i].signature, sig) || (e[i].accepted[0] != 0) != is_accepted)) i++;
         if (i == *n) {
             if (*n == cap) {
                 lf_campaign_entry *more = realloc(e, sizeof *e * (size_t)(cap = cap ? 2 * cap : 16));
@@ -136,7 +147,7 @@ lf_campaign_entry *lf_campaign_read(const char *dir, int *n)
             }
             memset(&e[i], 0, sizeof e[i]);
             snprintf(e[i].signature, sizeof e[i].signature, "%s", sig);
-            snprintf(e[i].accepted, sizeof e[i].accepted, "%s", strcmp(why, "-") ? why : "");
+            snprintf(e[i].accepted, sizeof e[i].accepted, "%s", is_accepted ? why : "");
             e[i].first_s = strtod(line, NULL) / 1e3;
             (*n)++;
         }

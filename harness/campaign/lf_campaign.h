@@ -55,9 +55,13 @@ int lf_campaign_keys(const lf_campaign *k);
  * *n of them into a malloc'ed array (NULL, 0 without a ledger). */
 lf_campaign_entry *lf_campaign_read(const char *dir, int *n);
 
-/* The case file of a signature: its minimized repro in DIR/repros (the
+/* The case file of an entry: a finding's minimized repro in DIR/repros (the
  * one whose note names the signature), else its first case in DIR/first. */
-void lf_campaign_case_file(const char *dir, const char *signature, char *out, size_t len);
+void lf_campaign_case_file(const char *dir, const lf_campaign_entry *e, char *out, size_t len);
+
+/* The file stem of a signature's first case: an accepted hit's is its own,
+ * so that a finding of the same signature is never hidden behind it. */
+void lf_campaign_first_stem(const char *signature, bool accepted, char *stem, size_t len);
 
 /* Harm rank of a signature for the report's order (lf_finding_harm.c):
  * 0 silent wrong values or gradients, 1 corrupted inputs and out-of-bounds

@@ -59,11 +59,13 @@ static bool is_repro_of(const char *path, const char *signature)
     return yes;
 }
 
-void lf_campaign_case_file(const char *dir, const char *signature, char *out, size_t len)
+void lf_campaign_case_file(const char *dir, const lf_campaign_entry *e, char *out, size_t len)
 {
     char stem[200], sub[4200];
-    lf_finding_file_stem(stem, sizeof stem, signature, lf_hash_bytes(signature, strlen(signature)));
+    lf_campaign_first_stem(e->signature, e->accepted[0] != 0, stem, sizeof stem);
     snprintf(out, len, "%s/first/%s.json", dir, stem);
+    if (e->accepted[0]) return; /* an accepted deviation is never minimized */
+    lf_finding_file_stem(stem, sizeof stem, e->signature, 0);
     size_t prefix = strlen(stem) - 16; /* the sanitized signature and its '-', without the hash */
     snprintf(sub, sizeof sub, "%s/repros", dir);
     DIR *d = opendir(sub);
@@ -71,7 +73,7 @@ void lf_campaign_case_file(const char *dir, const char *signature, char *out, si
         char path[4600];
         if (strncmp(f->d_name, stem, prefix) || !strstr(f->d_name, ".json")) continue;
         snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
-        if (!is_repro_of(path, signature)) continue;
+        if (!is_repro_of(path, e->signature)) continue;
         snprintf(out, len, "%s", path);
         break;
     }
@@ -191,7 +193,7 @@ int lf_campaign_report(const char *dir, const lf_backend *be, const char *kernel
     for (int i = 0; i < n; i++) {
         it[i].e = &e[i];
         it[i].harm = lf_finding_harm(e[i].signature, &it[i].harm_label);
-        lf_campaign_case_file(dir, e[i].signature, it[i].file, sizeof it[i].file);
+        lf_campaign_case_file(dir, &e[i], it[i].file, sizeof it[i].file);
         check_item(&it[i], be);
     }
     qsort(it, (size_t)n, sizeof *it, by_harm);

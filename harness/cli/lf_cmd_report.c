@@ -34,7 +34,7 @@ static bool write_junit(const char *path, const char *dir, const lf_backend *be)
         lf_loaded l;
         lf_case c;
         lf_verdict v;
-        lf_campaign_case_file(dir, e[i].signature, file, sizeof file);
+        lf_campaign_case_file(dir, &e[i], file, sizeof file);
         if (!lf_load(file, LF_TARGET_JSON, &l, &c, err, sizeof err)) {
             lf_junit_unusable(j, file, err);
             continue;

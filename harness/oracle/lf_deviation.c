@@ -1,7 +1,7 @@
 /* lf_deviation.c - the findings a kernel's claims explain as deliberate
  * (lf_kernel_deviations): a call smaller than the kernel takes, a number for
  * an out-of-range label where it leaves labels unchecked, a signature it
- * accepts with a reason. Still reported and counted, as accepted; never a
+ * accepts with a reason (its start; '*' for any run of characters). Still reported and counted, as accepted; never a
  * failure. (A gradient written in place and a float32 result for
  * low-precision input are judged where those checks are: lf_kernel_verdict.c,
  * so the gradient and the values are still compared.) */
@@ -16,6 +16,21 @@ void lf_accept(lf_verdict *v, const char *signature, const char *reason)
     if (v->accepted[0]) return; /* the first deviation names it */
     snprintf(v->accepted_signature, sizeof v->accepted_signature, "%s", signature);
     snprintf(v->accepted, sizeof v->accepted, "%s", reason);
+}
+
+/* Whether the signature starts with the pattern, where '*' stands for any
+ * run of characters ("false-alarm/kernel[*1-D": every 1-D rejection, whatever
+ * the dtype and layout before it). */
+static bool starts_like(const char *signature, const char *pattern)
+{
+    if (!*pattern) return true;
+    if (*pattern == '*') {
+        for (const char *s = signature;; s++) {
+            if (starts_like(s, pattern + 1)) return true;
+            if (!*s) return false;
+        }
+    }
+    return *signature == *pattern && starts_like(signature + 1, pattern + 1);
 }
 
 static const char *deviation(const lf_kernel_deviations *d, const lf_case *c, const char *signature)
@@ -37,7 +52,7 @@ static const char *deviation(const lf_kernel_deviations *d, const lf_case *c, co
     if (d->labels_unchecked && !strncmp(signature, "kernel-silent/label_", 20))
         return "labels_unchecked: the kernel leaves labels unchecked and returns numbers for bad ones";
     for (int i = 0; i < d->n_accepted; i++)
-        if (!strncmp(signature, d->accepted[i].prefix, strlen(d->accepted[i].prefix))) {
+        if (starts_like(signature, d->accepted[i].prefix)) {
             snprintf(why, sizeof why, "accepted: %s", d->accepted[i].reason);
             return why;
         }

@@ -22,11 +22,20 @@ def unchecked(input, target, ignore_index=-100, reduction="mean"):
     return F.cross_entropy(input, t, ignore_index=ignore_index, reduction=reduction)
 
 
+def batched_only(input, target, ignore_index=-100, reduction="mean"):
+    if input.dim() != 2:
+        raise ValueError("batched_only: input [N, C] only")
+    return F.cross_entropy(input, target, ignore_index=ignore_index, reduction=reduction)
+
+
 float32_result_unclaimed = lambda *a, **k: float32_result(*a, **k)  # noqa: E731
 no_empty_unclaimed = lambda *a, **k: no_empty(*a, **k)  # noqa: E731
 unchecked_unclaimed = lambda *a, **k: unchecked(*a, **k)  # noqa: E731
+batched_only_unclaimed = lambda *a, **k: batched_only(*a, **k)  # noqa: E731
 float32_result.lossfuzz_claims = dict(_BASE, float32_result=True)
 no_empty.lossfuzz_claims = dict(_BASE, min_batch=1, min_classes=1)
 unchecked.lossfuzz_claims = dict(_BASE, labels_unchecked=True)
-for _fn in (float32_result_unclaimed, no_empty_unclaimed, unchecked_unclaimed):
+# '*': every 1-D rejection, whatever the dtype and layout traits before "1-D"
+batched_only.lossfuzz_claims = dict(_BASE, accept={"false-alarm/kernel[*1-D": "input [N, C] only, as documented"})
+for _fn in (float32_result_unclaimed, no_empty_unclaimed, unchecked_unclaimed, batched_only_unclaimed):
     _fn.lossfuzz_claims = dict(_BASE)

@@ -1,0 +1,86 @@
+"""Triton's interpreter computes what compiled Triton computes, through
+lossfuzz_triton_compat's mends: bfloat16 arithmetic, comparisons, abs
+and reductions on values (not on their bit patterns), float32 ->
+bfloat16 rounded to nearest even (cast and store), a Python float argument a
+float32 scalar. Each check fails on Triton 3.6's interpreter unmended.
+usage: triton_interp_test.py ROOT (run by .venv/bin/python3, which has triton)"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+import lossfuzz_triton_compat  # noqa: E402
+
+lossfuzz_triton_compat.enable_interpreter()
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+N = 4
+failures = []
+
+
+@triton.jit
+def _arith(A, B, OUT, LESS, ABS, SUMMAX):
+    i = tl.arange(0, 4)
+    a = tl.load(A + i)
+    b = tl.load(B + i)
+    tl.store(OUT + i, a * b + a / b - b)
+    tl.store(LESS + i, (a < b).to(tl.int32))
+    tl.store(ABS + i, tl.abs(a))
+    tl.store(SUMMAX, tl.sum(a, 0))
+    tl.store(SUMMAX + 1, tl.max(a, 0))
+    tl.store(SUMMAX + 2, tl.min(a, 0))
+    tl.store(SUMMAX + 3, tl.argmin(a, 0).to(tl.bfloat16))
+
+
+@triton.jit
+def _narrow(X, CAST, STORED):
+    i = tl.arange(0, 4)
+    x = tl.load(X + i)
+    tl.store(CAST + i, x.to(tl.bfloat16))
+    tl.store(STORED + i, x)  # a float32 value into a bfloat16 tensor
+
+
+@triton.jit
+def _scaled(X, OUT, scale):
+    i = tl.arange(0, 4)
+    tl.store(OUT + i, tl.load(X + i) * scale.to(tl.float32))
+
+
+def check(what, got, want):
+    if not torch.equal(got, want):
+        failures.append("%s: %s, want %s" % (what, got.tolist(), want.tolist()))
+
+
+bf = torch.bfloat16
+a = torch.tensor([1.0, -0.5, 3.0, -2.0], dtype=bf)
+b = torch.tensor([0.5, 0.5, -1.5, 4.0], dtype=bf)
+out, less, ab, summax = (torch.empty(N, dtype=bf), torch.empty(N, dtype=torch.int32), torch.empty(N, dtype=bf),
+                         torch.empty(4, dtype=bf))
+_arith[(1,)](a, b, out, less, ab, summax)
+f = a.float(), b.float()
+check("bfloat16 a * b + a / b - b", out, ((f[0] * f[1]).to(bf).float() + (f[0] / f[1]).to(bf).float()).to(bf).float()
+      .sub(f[1]).to(bf))
+check("bfloat16 a < b", less, (a < b).to(torch.int32))
+check("bfloat16 abs", ab, a.abs())
+check("bfloat16 sum, max, min, argmin", summax, torch.tensor([a.float().sum(), a.float().max(), a.float().min(), 3.0]).to(bf))
+
+x = torch.tensor([1.0059, 200.7, -3.3, float("nan")])
+cast, stored = torch.empty(N, dtype=bf), torch.empty(N, dtype=bf)
+_narrow[(1,)](x, cast, stored)
+check("float32 -> bfloat16 cast", cast[:3], x[:3].to(bf))
+check("float32 stored into bfloat16", stored[:3], x[:3].to(bf))
+if not (cast[3].isnan() and stored[3].isnan()):
+    failures.append("NaN -> bfloat16: %s, %s" % (cast[3].item(), stored[3].item()))
+
+scaled = torch.empty(N)
+try:
+    _scaled[(1,)](x, scaled, 0.1)
+    check("a Python float argument, float32", scaled[:3], x[:3] * torch.tensor(0.1, dtype=torch.float32))
+except Exception as e:  # noqa: BLE001 - the unmended interpreter raises AttributeError inside its own error
+    failures.append("a Python float argument: %s: %s" % (type(e).__name__, e))
+
+for f in failures:
+    print("FAIL", f)
+print("%d failed" % len(failures))
+sys.exit(1 if failures else 0)
