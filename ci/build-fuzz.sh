@@ -1,5 +1,5 @@
 #!/bin/sh
-# ci/build-fuzz.sh ENGINE [--sanitize] [--mutant NAME] [--cuda]
+# ci/build-fuzz.sh ENGINE [--sanitize] [--mutant NAME] [--cuda] [--check-only]
 #   ENGINE: libfuzzer (clang -fsanitize=fuzzer), afl (afl-clang-fast, persistent
 #   mode with shared-memory test cases via libAFLDriver), replay (gcc, no engine).
 # Builds the fuzz targets and lossfuzz into build-fuzz/<engine>[-asan][-<mutant>]
@@ -10,16 +10,20 @@
 # --cuda (replay only) compiles the kernels with nvcc too, into build-fuzz/
 # replay[-MUTANT]-cuda: the lossfuzz there is the CUDA worker of a campaign. A
 # fuzzing engine's build never links CUDA: its process never touches the GPU.
+# --check-only (replay only): a build that checks an input rather than fuzzes -
+# lossfuzz and replay_fuzz_json at -O1, in a third of the time (ci/mutants.sh
+# builds every planted bug so) - into build-fuzz/replay[-asan][-MUTANT]-check.
 set -eu
 cd "$(dirname "$0")/.."
-engine=${1:?usage: ci/build-fuzz.sh libfuzzer|afl|replay [--sanitize] [--mutant NAME] [--cuda]}
+engine=${1:?usage: ci/build-fuzz.sh libfuzzer|afl|replay [--sanitize] [--mutant NAME] [--cuda] [--check-only]}
 shift
-sanitize=OFF mutant="" cuda=OFF
+sanitize=OFF mutant="" cuda=OFF check_only=OFF
 while [ $# -gt 0 ]; do
     case $1 in
     --sanitize) sanitize=ON ;;
     --mutant) mutant=$2; shift ;;
     --cuda) cuda=ON ;;
+    --check-only) check_only=ON ;;
     *) echo "build-fuzz: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -44,7 +48,14 @@ fi
 fuzz_targets="fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
 targets="$fuzz_targets lossfuzz"
 [ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob lf_afl_mutator_fuzz_linear"
-CC=$cc cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
+build_type="-DCMAKE_BUILD_TYPE=Release"
+if [ $check_only = ON ]; then
+    [ $engine = replay ] && [ $cuda = OFF ] || { echo "build-fuzz: --check-only is a replay build without --cuda" >&2; exit 2; }
+    dir=$dir-check targets="replay_fuzz_json lossfuzz"
+    build_type="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O1"
+fi
+# shellcheck disable=SC2086
+CC=$cc cmake -S . -B "$dir" $build_type -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
     -DLF_CUDA=$cuda -DLF_MUTANT="$mutant" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log" >&2; exit 1; }
 # shellcheck disable=SC2086

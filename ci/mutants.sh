@@ -1,13 +1,13 @@
 #!/bin/bash
 # ci/mutants.sh [NAME...] - proves the oracle flags every planted bug
 # (fuzzers/mutants/mutants.txt): builds each variant (replay driver, ASan +
-# UBSan), replays its known crashing input (fuzzers/mutants/NAME.json), which
-# must fail with the listed finding on that build and pass on the correct one;
-# then minimizes it with the variant's lossfuzz into a JSON regression that must
+# UBSan, ci/build-fuzz.sh --check-only), replays its known crashing input
+# (fuzzers/mutants/NAME.json), which must fail with the listed finding on
+# that build and pass on the correct one; then minimizes it with the variant's lossfuzz into a JSON regression that must
 # fail on the variant and pass on the correct build. Ends "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-good=$(ci/build-fuzz.sh replay --sanitize | tail -1) || exit 2
+good=$(ci/build-fuzz.sh replay --sanitize --check-only | tail -1) || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
@@ -17,7 +17,7 @@ while read -r name expected _; do
     [ $# -eq 0 ] || [[ " $* " == *" $name "* ]] || continue
     input=fuzzers/mutants/$name.json
     [ -f "$input" ] || { fail "no known input $input"; continue; }
-    dir=$(ci/build-fuzz.sh replay --sanitize --mutant "$name" | tail -1) || { fail "build"; continue; }
+    dir=$(ci/build-fuzz.sh replay --sanitize --check-only --mutant "$name" | tail -1) || { fail "build"; continue; }
     out=$(LOSSFUZZ_EXPECT=1 "$dir/fuzzers/replay_fuzz_json" "$input" 2>&1)
     token=${expected#sanitizer/}
     # sanitizer/...: the bug is a stray memory access, reported by ASan (a

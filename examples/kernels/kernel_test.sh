@@ -130,7 +130,7 @@ expect 2 "lossfuzz_claims has 'feature'" "$lossfuzz" check --kernel \
 # number for a bad label) in one campaign, each minimized once, its later hits counted, the report
 # listing the silent number first; the plain kernel keeps the contract
 fz=$(mktemp -d)
-expect 1 "findings: " "$lossfuzz" fuzz --seconds 20 --kernel "$dir/ce_buggy.so" --out "$fz"
+expect 1 "findings: " "$lossfuzz" fuzz --seconds 10 --kernel "$dir/ce_buggy.so" --out "$fz"
 for repro in "$fz"/repros/*.json; do
     expect 1 "FINDING" "$lossfuzz" check --kernel "$dir/ce_buggy.so" "$repro"
     expect 0 "1 passed" "$lossfuzz" check --kernel "$dir/ce_guarded.so" "$repro"
@@ -143,7 +143,7 @@ rm -rf "$fz" && fz=$(mktemp -d)
 expect 0 "findings: 0" "$lossfuzz" fuzz --seconds 3 --kernel "$dir/ce_plain.so" --out "$fz"
 # A kernel with three independent bugs: one campaign reports all three, by harm
 rm -rf "$fz" && fz=$(mktemp -d)
-expect 1 "accepted deviations: 0" "$lossfuzz" fuzz --seconds 30 --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
+expect 1 "accepted deviations: 0" "$lossfuzz" fuzz --seconds 10 --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
     --out "$fz" --junit "$fz/report.xml"
 for bug in '`value-mismatch/kernel\[.*mean,ignored' '`shape-mismatch/kernel\[.*none' '`grad-mismatch/kernel\[.*none'; do
     if grep -q "^### [0-9]*\. $bug" "$fz/report.md"; then ok; else fail "the three-bug campaign missed $bug: $(grep '^###' "$fz/report.md")"; fi
