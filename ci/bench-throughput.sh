@@ -12,7 +12,9 @@
 #   --seconds N     length of each run (default 30)
 #   --targets LIST  fuzz targets to measure (default "fuzz_class fuzz_prob fuzz_json")
 #   --keep DIR      keep each run's work directory and log under DIR
-# Ends with a table: target | libFuzzer | libFuzzer+ASan+UBSan | AFL++ (execs/s).
+# libFuzzer runs twice, with the cases' backward and without it
+# (LOSSFUZZ_NO_BACKWARD=1), so the cost of backward shows.
+# Ends with a table: target | libFuzzer | without backward | libFuzzer+ASan+UBSan | AFL++ (execs/s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=bench-throughput
@@ -51,17 +53,18 @@ done; done
 declare -A rate note
 dict_of() { if [ -f "$root/fuzzers/$1.dict" ]; then echo "$root/fuzzers/$1.dict"; fi; }
 
-run_libfuzzer() { # TARGET BUILD_DIR KEY: sets rate[KEY] and note[KEY]
+run_libfuzzer() { # TARGET BUILD_DIR KEY [ENV=VALUE]: sets rate[KEY] and note[KEY]
     # libFuzzer stops at a finding (no $LOSSFUZZ_CAMPAIGN here): start it again
     # from the grown corpus until the time is used up, and count every execution.
     local t=$1 bin=$root/$2/fuzzers/$1 key=$3 w=$tmp/$3 start left n stops=0 execs=0 secs flags about input saved
+    local extra=${4:-LOSSFUZZ_NO_BACKWARD=}
     mkdir -p "$w/findings"
     cp -r "corpus/$t" "$w/corpus"
     libfuzzer_flags "$t"
     about=$(printf '%s ' "${flags[@]}" | sed 's|-dict=[^ ]*/|-dict=|g; s/ $//')
     start=$(now)
     while left=$(awk -v a="$start" -v b="$(now)" -v s="$seconds" 'BEGIN { printf "%d", s - (b - a) }') && [ "$left" -gt 0 ]; do
-        (cd "$w" && LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((left + 60)) "$bin" \
+        (cd "$w" && env "$extra" LOSSFUZZ_FINDINGS=$w/findings LOSSFUZZ_BACKEND=sim timeout -s INT $((left + 60)) "$bin" \
             -seed=$((1 + stops)) -max_total_time="$left" "${flags[@]}" -print_final_stats=1 \
             -artifact_prefix="$w/" corpus) >"$w/log" 2>&1 || true
         n=$(awk '/^stat::number_of_executed_units/ { n = $2 } END { print n + 0 }' "$w/log")
@@ -107,9 +110,10 @@ run_afl() { # TARGET BUILD_DIR KEY
 }
 
 for t in $targets; do
-    for cfg in plain asan afl; do
+    for cfg in plain nobwd asan afl; do
         case $cfg in
         plain) echo "== $t: libFuzzer, $seconds s"; run_libfuzzer "$t" "$plain" "$t-plain" ;;
+        nobwd) echo "== $t: libFuzzer, no backward, $seconds s"; run_libfuzzer "$t" "$plain" "$t-nobwd" LOSSFUZZ_NO_BACKWARD=1 ;;
         asan) echo "== $t: libFuzzer + ASan + UBSan, $seconds s"; run_libfuzzer "$t" "$asan" "$t-asan" ;;
         afl) echo "== $t: AFL++ persistent, $seconds s"; run_afl "$t" "$afl" "$t-afl" ;;
         esac
@@ -120,14 +124,14 @@ done
 
 echo
 echo "Fuzzing throughput, execs/s ($seconds s per run, one run at a time, $(nproc) cores, sim backend, $(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))"
-printf '%-16s | %-10s | %-21s | %s\n' target libFuzzer "libFuzzer+ASan+UBSan" "AFL++"
-printf '%s\n' "-----------------+------------+-----------------------+-----------"
+printf '%-16s | %-10s | %-21s | %-21s | %s\n' target libFuzzer "libFuzzer, no backward" "libFuzzer+ASan+UBSan" "AFL++"
+printf '%s\n' "-----------------+------------+------------------------+-----------------------+-----------"
 for t in $targets; do
-    printf '%-16s | %-10s | %-21s | %s\n' "$t" "${rate[$t-plain]}" "${rate[$t-asan]}" "${rate[$t-afl]}"
+    printf '%-16s | %-10s | %-22s | %-21s | %s\n' "$t" "${rate[$t-plain]}" "${rate[$t-nobwd]}" "${rate[$t-asan]}" "${rate[$t-afl]}"
 done
 [[ "${rate[*]}" != *"(*)"* ]] || echo "(*) libFuzzer stopped on findings and was restarted (see Details): the rate includes the restarts."
 echo
 echo "Details:"
-for t in $targets; do for cfg in plain asan afl; do
+for t in $targets; do for cfg in plain nobwd asan afl; do
     printf '  %-16s %-6s %s\n' "$t" "$cfg" "${note[$t-$cfg]}"
 done; done

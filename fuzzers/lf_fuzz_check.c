@@ -20,6 +20,7 @@
 #include "lf_file.h"
 #include "lf_fuzz.h"
 #include "lf_hash.h"
+#include "lf_kernel_claims.h"
 #include "lf_oracle.h"
 #include "lf_tensor_ops.h"
 
@@ -124,6 +125,15 @@ static void inject(const lf_case *c, const uint8_t *data, size_t size)
     if (!strcmp(mode, "hang")) for (;;) pause();
 }
 
+/* $LOSSFUZZ_NO_BACKWARD=1 (ci/bench-throughput.sh): forward only, so a
+ * benchmark shows what backward costs. */
+static bool no_backward(void)
+{
+    static int off = -1;
+    if (off < 0) off = getenv("LOSSFUZZ_NO_BACKWARD") && !strcmp(getenv("LOSSFUZZ_NO_BACKWARD"), "1");
+    return off;
+}
+
 void lf_fuzz_check(const lf_case *c, const uint8_t *data, size_t size)
 {
     lf_verdict v;
@@ -146,6 +156,8 @@ void lf_fuzz_decoded(lf_target t, const uint8_t *data, size_t size)
     lf_case c;
     lf_fuzz_stats_begin();
     lf_decode(t, data, size, &c, NULL);
+    if (no_backward()) c.backward.given = false;
+    if (backend()->kernel) lf_kernel_claims_fit(lf_exec_kernel_claims(backend()->kernel), &c);
     lf_fuzz_check(&c, data, size);
     lf_fuzz_stats_end(&c);
     lf_case_free(&c);

@@ -12,7 +12,9 @@
 
 #include "lf_campaign.h"
 #include "lf_clock.h"
+#include "lf_exec.h"
 #include "lf_fuzz_run.h"
+#include "lf_kernel_claims.h"
 
 enum { MAX_INPUT = 4096, POOL = 256 };
 
@@ -84,6 +86,7 @@ lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be)
     unsigned s = job->seed ? job->seed : 1, replace = 0;
     uint8_t buf[MAX_INPUT];
     double start = lf_now_ms(), end_ms = start + job->seconds * 1e3;
+    const lf_kernel_claims *claims = be->kernel ? lf_exec_kernel_claims(be->kernel) : NULL;
     while (lf_now_ms() < end_ms && !(job->first_only && lf_campaign_keys(keys))) {
         int from = (int)(rng(&s) % (unsigned)p->n);
         size_t size = p->size[from];
@@ -92,6 +95,7 @@ lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be)
         lf_case c;
         lf_verdict v;
         lf_decode(job->target, buf, size, &c, NULL);
+        if (claims) lf_kernel_claims_fit(claims, &c);
         lf_oracle_check(&c, be, &v);
         n.cases++;
         n.ran += v.has_kernel;

@@ -48,6 +48,11 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
  * ("input dtype bfloat16", "label_smoothing"): a skip's reason. */
 const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c);
 
+/* Moves a fuzzed case inside the claims where one field stands in the way
+ * (lf_claims_fit.c): the loss between nll_loss and cross_entropy, dtypes,
+ * the reduction, unclaimed options left out. Campaigns only. */
+void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c);
+
 /* kernel.h's bit of the case's loss (cross_entropy's target decides
  * between class indices and probabilities, as in PyTorch: the input's shape). */
 unsigned lf_kernel_loss_bit(const lf_case *c);
