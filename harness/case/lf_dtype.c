@@ -44,6 +44,18 @@ double lf_dtype_eps(lf_dtype t)
     }
 }
 
+/* Wide enough for the rounding of log-probabilities to the input dtype (the
+ * guard keeps them in float) and for summation order; NaN never passes. */
+void lf_dtype_tolerance(lf_dtype t, double *rtol, double *atol)
+{
+    switch (t) {
+    case LF_F64: *rtol = 1e-10; *atol = 1e-12; break;
+    case LF_F32: *rtol = 1e-5; *atol = 1e-6; break;
+    case LF_F16: *rtol = 4e-3; *atol = 1e-4; break;
+    default: *rtol = 3e-2; *atol = 1e-3; break;
+    }
+}
+
 lf_dtype lf_dtype_coarsest(lf_dtype a, lf_dtype b)
 {
     if (!lf_dtype_is_float(b)) return a;

@@ -21,6 +21,9 @@ double lf_dtype_round(lf_dtype t, double v);
 double lf_dtype_max(lf_dtype t);
 /* The gap between 1 and the next value of a floating type (machine epsilon). */
 double lf_dtype_eps(lf_dtype t);
+/* The oracle's tolerance for values of a dtype: relative to the magnitude
+ * of the terms behind a value, and an absolute floor. */
+void lf_dtype_tolerance(lf_dtype t, double *rtol, double *atol);
 /* The less precise of two floating types (bfloat16 < float16 < float32 < float64). */
 lf_dtype lf_dtype_coarsest(lf_dtype a, lf_dtype b);
 /* PyTorch's type promotion between two floating types. */

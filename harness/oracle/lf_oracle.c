@@ -13,23 +13,10 @@
 #include "lf_spec.h"
 #include "lf_verdict_build.h"
 
-/* Relative tolerance against the magnitude of the terms, and an absolute floor.
- * Wide enough for the rounding of log-probabilities to the input dtype (the
- * guard keeps them in float) and for summation order; NaN never passes. */
-static void tolerance(lf_dtype t, double *rtol, double *atol)
-{
-    switch (t) {
-    case LF_F64: *rtol = 1e-10; *atol = 1e-12; break;
-    case LF_F32: *rtol = 1e-5; *atol = 1e-6; break;
-    case LF_F16: *rtol = 4e-3; *atol = 1e-4; break;
-    default: *rtol = 3e-2; *atol = 1e-3; break;
-    }
-}
-
 bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype)
 {
     double rtol, atol;
-    tolerance(out_dtype, &rtol, &atol);
+    lf_dtype_tolerance(out_dtype, &rtol, &atol);
     if (scale == LF_SCALE_UNDECIDED) return true;
     if (isnan(spec) || isnan(got)) return isnan(spec) && isnan(got);
     if (isinf(spec) && isinf(got)) return spec == got;
