@@ -50,7 +50,7 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c);
 
 /* Moves a fuzzed case inside the claims where one field stands in the way
  * (lf_claims_fit.c): the loss between nll_loss and cross_entropy, dtypes,
- * the reduction, unclaimed options left out. Campaigns only. */
+ * the reduction, unclaimed options left out. lossfuzz fuzz's campaigns only. */
 void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c);
 
 /* kernel.h's bit of the case's loss (cross_entropy's target decides
