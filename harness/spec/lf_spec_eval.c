@@ -60,6 +60,9 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
         t.w_mag = fabs(t.w);
         /* An infinite weight times an lp that float may round to 0: inf or NaN. */
         if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
+        /* Finite logits whose x - max overflows the dtype (-1.75e38 - 1.77e38 in float32): PyTorch's -inf,
+         * or the finite value of a kernel that orders it otherwise - neither is a bug */
+        if (isinf(lp[label]) && isfinite(lp_extra)) t.undecided = true;
     }
     if (!(p->label_smoothing > 0 && lf_smooth_kept(raw, c->ignore_index))) return t;
     /* (a raw label past the weight asserts in the gather first: lf_spec_gather_assert) */
