@@ -91,8 +91,10 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
     # The three-bug example: one campaign (lossfuzz fuzz, keeping going) reports all three, 3 of 3 runs.
     for run in 1 2 3; do
         out=$(mktemp -d)
+        rc=0 # 1: findings, as it must
         build/lossfuzz fuzz --seconds 10 --seed "$run" --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
-            --out "$out" >/dev/null 2>&1
+            --out "$out" >/dev/null 2>&1 || rc=$?
+        [ "$rc" = 1 ] || { echo "ci: the three-bug campaign, run $run, exited $rc"; exit 1; }
         for bug in 'value-mismatch/kernel\[[^]]*mean,ignored' 'shape-mismatch/kernel\[[^]]*none' 'grad-mismatch/kernel\[[^]]*none'; do
             grep -q "^### [0-9]*\. \`$bug" "$out/report.md" ||
                 { echo "ci: run $run of the three-bug campaign missed $bug: $(grep '^###' "$out/report.md")"; exit 1; }
