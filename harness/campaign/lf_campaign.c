@@ -107,9 +107,13 @@ bool lf_campaign_record(const char *dir, const char *signature, const char *acce
     if (!made(dir) || !made(path)) return false;
     lf_campaign_first_stem(signature, is_accepted, stem, sizeof stem);
     snprintf(path, sizeof path, "%s/first/%s.json", dir, stem);
-    char *json = lf_case_to_json(c);
-    *is_new = json && create_exclusive(path, json);
-    free(json);
+    /* a known signature's later hits (thousands a campaign) skip writing the case out:
+     * only a first one is serialized; the exclusive create still decides between processes */
+    if (access(path, F_OK) != 0) {
+        char *json = lf_case_to_json(c);
+        *is_new = json && create_exclusive(path, json);
+        free(json);
+    }
     /* one short line, one write(): O_APPEND keeps the processes' lines whole */
     int n = snprintf(line, sizeof line, "%.0f\t%s\t%s\n", wall_ms() - start_ms(dir), signature,
                      is_accepted ? accepted : "-");
