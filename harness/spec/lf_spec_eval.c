@@ -47,7 +47,8 @@ double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t ba
 /* A class-index row: nll_loss's term by the label its kernel reads (narrowed
  * by nll_loss2d_forward_kernel), label smoothing's by the int64 label
  * (lf_smooth_kept), with its mean's weight gathered by it. */
-static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, const double *lp, double lp_extra)
+static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int64_t base, const double *lp,
+                           double lp_extra)
 {
     row_terms t = {0};
     int64_t raw = lf_load_i64(c->target.data, c->target.dtype, r);
@@ -60,9 +61,11 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, con
         t.w_mag = fabs(t.w);
         /* An infinite weight times an lp that float may round to 0: inf or NaN. */
         if (isinf(t.w) && fabs(lp[label]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
-        /* Finite logits whose x - max overflows the dtype (-1.75e38 - 1.77e38 in float32): PyTorch's -inf,
-         * or the finite value of a kernel that orders it otherwise - neither is a bug */
-        if (isinf(lp[label]) && isfinite(lp_extra)) t.undecided = true;
+        /* A finite logit whose x - max overflows the dtype (-1.75e38 - 1.77e38 in float32): PyTorch's -inf,
+         * or the finite value of a kernel that orders it otherwise - neither is a bug (a logit of -inf is
+         * decided: its lp is -inf on every path) */
+        if (isinf(lp[label]) && isfinite(lf_load_f64(c->input.data, c->input.dtype, base + label * p->S)))
+            t.undecided = true;
     }
     if (!(p->label_smoothing > 0 && lf_smooth_kept(raw, c->ignore_index))) return t;
     /* (a raw label past the weight asserts in the gather first: lf_spec_gather_assert) */
@@ -178,7 +181,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
         if (p->path == LF_PATH_BCE) t = bce_element(c, p, i);
         else {
             double extra = lf_spec_row_log_softmax(c, p, base, lp);
-            t = p->path == LF_PATH_CLASS ? class_row(c, p, i, lp, extra) : prob_row(c, p, base, lp, extra);
+            t = p->path == LF_PATH_CLASS ? class_row(c, p, i, base, lp, extra) : prob_row(c, p, base, lp, extra);
         }
         if (p->reduction == LF_RED_NONE) {
             put(r, i, eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth) : t.loss,
