@@ -2,6 +2,7 @@
 #include "lf_result.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,28 @@ bool lf_grad_required(const lf_case *c, lf_grad_part p)
     return flag && t->present && lf_dtype_is_float(t->dtype);
 }
 
+/* Numbers and pointers zeroed, every string emptied: the bytes past a
+ * string's end are never read. */
 void lf_result_init(lf_result *r)
 {
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(lf_result, grad));
+    for (int p = 0; p < LF_GRAD_PARTS; p++) {
+        memset(&r->grad[p], 0, offsetof(lf_grad, message));
+        r->grad[p].message[0] = 0;
+    }
+    char *text[] = {r->error,      r->exception, r->message, r->hint,    r->hint_id,
+                    r->warning,    r->warning_id, r->silent, r->changed, r->through_softmax};
+    for (size_t k = 0; k < sizeof text / sizeof text[0]; k++) text[k][0] = 0;
     r->index = -1;
 }
+/* Every field after grad is one of those strings: a number added there would not be zeroed. */
+#define LF_SIZE_(f) sizeof(((lf_result *)0)->f)
+_Static_assert(sizeof(lf_result) - offsetof(lf_result, error) ==
+                   LF_SIZE_(error) + LF_SIZE_(exception) + LF_SIZE_(message) + LF_SIZE_(hint) + LF_SIZE_(hint_id) +
+                       LF_SIZE_(warning) + LF_SIZE_(warning_id) + LF_SIZE_(silent) + LF_SIZE_(changed) +
+                       LF_SIZE_(through_softmax),
+               "lf_result: the fields after `error` are the strings lf_result_init empties");
+#undef LF_SIZE_
 
 void lf_result_free(lf_result *r)
 {

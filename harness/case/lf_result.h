@@ -20,7 +20,7 @@ typedef struct {
     lf_dtype dtype;
     int64_t n;
     double *values;            /* d loss / d tensor, in its logical order */
-    char message[256];         /* why it is missing, or what backward raised */
+    char message[256];         /* why it is missing, or what backward raised (last: lf_result_init) */
 } lf_grad;
 
 /* The case's tensor a part is the gradient of, and whether it requires grad. */
@@ -29,14 +29,6 @@ bool lf_grad_required(const lf_case *c, lf_grad_part p);
 
 typedef struct {
     lf_outcome_kind kind;      /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
-    char error[48];            /* stable class, e.g. target_dtype, label_out_of_range */
-    char exception[32];        /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
-    char message[512];
-    char hint[512];            /* guard: what the data suggests the user did wrong */
-    char hint_id[32];          /* guard: stable name of that hint */
-    char warning[512];         /* guard: accepted, but suspicious (soft targets not summing to 1) */
-    char warning_id[32];       /* guard: stable name of that warning */
-    char silent[32];           /* spec: ok, but silently not the loss asked for (label_truncated) */
     int kernel_id, cond_id;    /* device asserts */
     int64_t index, value;      /* first offending target element and its value */
     lf_dtype out_dtype;
@@ -46,13 +38,23 @@ typedef struct {
     double *values;
     double *scales;            /* spec only: magnitude of the terms behind each value, or
                                 * LF_SCALE_UNDECIDED */
-    lf_grad grad[LF_GRAD_PARTS];
-    char changed[96];          /* a tensor the call changed in place, e.g. "input (in forward)" */
-    char through_softmax[256]; /* what went wrong when the input was softmax's saved output (lf_backward) */
     /* A Python kernel's worker: PyTorch's own result on the same call, the
      * measure of the error a low-precision dtype allows (lf_oracle.h). */
     double *reference;
     int64_t n_reference;
+    lf_grad grad[LF_GRAD_PARTS];
+    /* The text, last: lf_result_init empties each string rather than zeroing
+     * 2.5 KB (a dozen results a case made that a sixth of a small fuzz case). */
+    char error[48];            /* stable class, e.g. target_dtype, label_out_of_range */
+    char exception[32];        /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
+    char message[512];
+    char hint[512];            /* guard: what the data suggests the user did wrong */
+    char hint_id[32];          /* guard: stable name of that hint */
+    char warning[512];         /* guard: accepted, but suspicious (soft targets not summing to 1) */
+    char warning_id[32];       /* guard: stable name of that warning */
+    char silent[32];           /* spec: ok, but silently not the loss asked for (label_truncated) */
+    char changed[96];          /* a tensor the call changed in place, e.g. "input (in forward)" */
+    char through_softmax[256]; /* what went wrong when the input was softmax's saved output (lf_backward) */
 } lf_result;
 
 /* A spec value PyTorch's float arithmetic does not decide: its terms pass

@@ -4,12 +4,26 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Written by hand, not by snprintf: the spec formats every case's shapes for
+ * its messages, and snprintf was most of that. */
 void lf_format_shape(char *buf, size_t len, const int64_t *shape, int ndim)
 {
-    size_t at = (size_t)snprintf(buf, len, "[");
-    for (int d = 0; d < ndim && at < len; d++)
-        at += (size_t)snprintf(buf + at, len - at, "%s%lld", d ? ", " : "", (long long)shape[d]);
-    if (at < len) snprintf(buf + at, len - at, "]");
+    if (!len) return;
+    char out[LF_MAX_DIMS * 22 + 3], *at = out;
+    *at++ = '[';
+    for (int d = 0; d < ndim && d < LF_MAX_DIMS; d++) {
+        if (d) *at++ = ',', *at++ = ' ';
+        char digits[20];
+        int n = 0;
+        uint64_t u = shape[d] < 0 ? 0 - (uint64_t)shape[d] : (uint64_t)shape[d];
+        do digits[n++] = (char)('0' + u % 10); while (u /= 10);
+        if (shape[d] < 0) *at++ = '-';
+        while (n) *at++ = digits[--n];
+    }
+    *at++ = ']';
+    size_t k = (size_t)(at - out) < len - 1 ? (size_t)(at - out) : len - 1;
+    memcpy(buf, out, k);
+    buf[k] = 0;
 }
 
 bool lf_same_shape(const lf_tensor *a, const lf_tensor *b)

@@ -44,18 +44,20 @@
 #define LF_SIGNATURE_MAX 192 /* a finding's signature, NUL included (lf_finding_signature) */
 
 typedef struct {
+    /* The results first: lf_oracle_check initializes each (lf_result_init)
+     * and zeroes every field from backward_asked on. */
     lf_result spec, reference, guard;
     lf_result torch;       /* real PyTorch, when the backend has a torch worker */
-    bool has_torch;
     lf_result kernel;      /* the kernel under test (harness/kernel), when the backend has one */
     lf_result spec_grad[LF_GRAD_PARTS]; /* the spec's gradients, when the kernel returned one (lf_spec_grad) */
-    bool has_kernel;       /* it ran on the case */
     /* The built-in paths were asked for backward (an upstream gradient, an
      * input that requires grad): their d input is judged against spec_grad,
      * and the reference's backward asserts against spec_backward (kind NONE
      * where PyTorch's backward kernels assert nothing). */
-    bool backward_asked;
     lf_result spec_backward;
+    bool backward_asked;
+    bool has_torch;
+    bool has_kernel;       /* it ran on the case */
     char kernel_skip[96];  /* it was not sent the case: what the case uses that it does not claim */
     char torch_known[320]; /* a documented PyTorch version or device difference explains the answer of torch
                             * (or of a Python kernel, on the PyTorch it runs on) */
