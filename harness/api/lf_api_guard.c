@@ -98,7 +98,7 @@ static bool borrow(const char *name, const DLTensor *d, bool data_optional, lf_t
 
 static void copy_text(char *dst, size_t len, const char *src) { snprintf(dst, len, "%s", src); }
 
-int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out)
+int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out)
 {
     lf_case c;
     lf_problem p;

@@ -9,6 +9,17 @@
 #include "lf_run.h"
 #include "lf_test_util.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifdef TEST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #define CASE(dtype, tdtype, reduction) "{\"loss\": \"cross_entropy\"," \
     " \"input\": {\"dtype\": \"" dtype "\", \"shape\": [3, 4], \"values\": {\"init\": \"randn\", \"seed\": 7}}," \
     " \"target\": {\"dtype\": \"" tdtype "\", \"shape\": [3], \"values\": [0, 3, 1]}," \
@@ -171,6 +182,32 @@ static void correct_kernels_are_unchanged(void **state)
     lf_canary_sim(1);
 }
 
+/* The simulation keeps released buffers for the next case: one given out
+ * again is zeroed, and under ASan its pads still start at its edges and a
+ * released one is poisoned whole. */
+static void sim_buffers_reused_zeroed_and_fenced(void **state)
+{
+    (void)state;
+    const lf_backend *be = lf_sim_backend();
+    unsigned char *a = be->alloc(100);
+    assert_non_null(a);
+    for (int i = 0; i < 100; i++) a[i] = 0xab;
+    be->release(a);
+#ifdef TEST_ASAN
+    assert_true(__asan_address_is_poisoned(a));
+#endif
+    unsigned char *b = be->alloc(90); /* the same capacity: the kept buffer */
+    assert_ptr_equal(a, b);
+    for (int i = 0; i < 90; i++) assert_int_equal(b[i], 0);
+#ifdef TEST_ASAN
+    assert_false(__asan_address_is_poisoned(b + 89));
+    assert_true(__asan_address_is_poisoned(b + 90));
+    assert_true(__asan_address_is_poisoned(b - 1));
+    assert_true(__asan_address_is_poisoned(b + 90 + 4000));
+#endif
+    be->release(b);
+}
+
 int main(void)
 {
     setenv("LOSSFUZZ_CANARY", "1", 1);
@@ -181,6 +218,7 @@ int main(void)
         cmocka_unit_test(read_past_input_is_nan),
         cmocka_unit_test(read_past_target_is_bad_label),
         cmocka_unit_test(correct_kernels_are_unchanged),
+        cmocka_unit_test(sim_buffers_reused_zeroed_and_fenced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define LOSSFUZZ_GUARD_ABI 1u
+#define LOSSFUZZ_GUARD_ABI 2u /* 2: lossfuzz_call renamed lossfuzz_guard_call (kernel.h has its own) */
 
 /* One loss call, as torch.nn.functional takes it. */
 typedef struct {
@@ -30,7 +30,7 @@ typedef struct {
     int64_t ignore_index;         /* -100 as PyTorch's default */
     const char *reduction;        /* "mean", "sum" or "none" */
     double label_smoothing;       /* 0 as PyTorch's default */
-} lossfuzz_call;
+} lossfuzz_guard_call;
 
 /* The guard's answer. Strings are NUL-terminated, empty when not given. */
 typedef struct {
@@ -45,7 +45,7 @@ typedef struct {
 /* Runs the guard on the call: 0 with out filled, or -1 when the arguments
  * themselves are unusable (a NULL tensor, a dtype DLPack names that PyTorch
  * has no loss for, a tensor not on the CPU): out->message says which. */
-int lossfuzz_guard_check(const lossfuzz_call *call, lossfuzz_verdict *out);
+int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out);
 
 /* LOSSFUZZ_GUARD_ABI of the library: a caller built against another refuses it. */
 unsigned lossfuzz_guard_abi(void);

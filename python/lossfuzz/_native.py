@@ -3,7 +3,7 @@ ctypes, and torch tensors as DLPack's DLTensor structs it reads."""
 import ctypes
 import os
 
-ABI = 1
+ABI = 2
 
 
 class DLDevice(ctypes.Structure):
