@@ -36,14 +36,15 @@ static bool past_range(const grad_ctx *x, double mag)
 
 /* The scale of p[k] * sum(gl) in log_softmax's backward (what p may be off
  * by, over the dtype's unit): lp is known to E, one unit of the dtype times
- * its terms, so p = exp(lp) to a factor exp(E): p E for a small E, and up
- * to min(1, exp(lp + E)) when a fused linear's wide logits are known only
- * to several units (float64's p of 0 included). The sum over the C classes
+ * its terms, so p = exp(lp) to a factor exp(E): p E for a small E, else down
+ * to exp(lp - E) and up to min(1, exp(lp + E)) (a low-precision dtype's p of
+ * 1 is off by 1 - exp(-E); a fused linear's wide logits are known only to
+ * several units: float64's p of 0 included). The sum over the C classes
  * adds a rounding per term (PyTorch sums in 8 or 32 lanes: C / 64 units). */
 static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
 {
     double eps = lf_dtype_eps((lf_dtype)p->in_dtype), terms = 1 + fabs(lp) + extra, E = eps * terms;
-    double off = E < 1e-3 ? pk * terms : (fmin(1.0, exp(lp + E)) - pk) / eps;
+    double off = E < 1e-3 ? pk * terms : fmax(fmin(1.0, exp(lp + E)) - pk, pk - exp(lp - E)) / eps;
     return off * (1 + (double)p->C / 64);
 }
 
