@@ -33,6 +33,15 @@ double lf_dtype_max(lf_dtype t)
     }
 }
 
+double lf_dtype_min_normal(lf_dtype t)
+{
+    switch (t) {
+    case LF_F64: return DBL_MIN;
+    case LF_F16: return 0x1p-14;
+    default: return FLT_MIN; /* float32, bfloat16 */
+    }
+}
+
 double lf_dtype_eps(lf_dtype t)
 {
     switch (t) {

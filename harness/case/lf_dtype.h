@@ -21,6 +21,8 @@ double lf_dtype_round(lf_dtype t, double v);
 double lf_dtype_max(lf_dtype t);
 /* The gap between 1 and the next value of a floating type (machine epsilon). */
 double lf_dtype_eps(lf_dtype t);
+/* The smallest normal value of a float dtype: below it a value keeps fewer bits. */
+double lf_dtype_min_normal(lf_dtype t);
 /* The oracle's tolerance for values of a dtype: relative to the magnitude
  * of the terms behind a value, and an absolute floor. */
 void lf_dtype_tolerance(lf_dtype t, double *rtol, double *atol);

@@ -52,9 +52,22 @@ static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
  * gl = -a * onehot(t) - b * w (a = (1 - eps) w_t up, b = eps / C up_s: label
  * smoothing's mean has a denominator of its own), then log_softmax's
  * backward gl - p * sum(gl): an infinite weight gives the NaN and inf
- * PyTorch gives. */
-static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double up_s, double extra,
-                      bool undecided)
+ * PyTorch gives. up_off: what up may be off by, absolutely (up_rounding). */
+/* A mean's upstream over its denominator, as PyTorch's backward kernels
+ * divide it: in the input's dtype (grad_output / total_weight, both of it), so a
+ * quotient below the dtype's normal range keeps few bits (float16: 0.109 /
+ * 60000 is 31 steps of 2^-24, 1.3% off). What it may be off by, in units of
+ * the dtype's relative tolerance (the magnitudes' unit): half a step there,
+ * nothing beyond what rtol allows above. */
+static double up_rounding(lf_dtype t, double q)
+{
+    double rtol, atol;
+    lf_dtype_tolerance(t, &rtol, &atol);
+    return fabs(q) < lf_dtype_min_normal(t) ? lf_dtype_min_normal(t) * lf_dtype_eps(t) / 2 / rtol : 0;
+}
+
+static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double up_s, double up_off,
+                      double extra, bool undecided)
 {
     const lf_problem *p = x->p;
     double eps = p->label_smoothing, W = x->W, W_mag = x->W_mag, wt = lf_spec_weight(x->c, label);
@@ -69,7 +82,8 @@ static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up,
         double pk = p->log_softmax ? exp(x->lp[k]) : 0;
         double v = p->log_softmax ? gl - pk * gl_sum : gl;
         double mag = fabs(a) * (sum_scale(p, pk, x->lp[k], extra) + onehot) +
-                     (eps > 0 ? fabs(b) * (W_mag * sum_scale(p, pk, x->lp[k], extra) + fabs(wk)) : 0);
+                     (eps > 0 ? fabs(b) * (W_mag * sum_scale(p, pk, x->lp[k], extra) + fabs(wk)) : 0) +
+                     up_off * (fabs((1 - eps) * wt) * (onehot + pk) + (eps > 0 ? eps / (double)p->C * W_mag : 0));
         put(x->g, base + k * p->S, v, undecided ? LF_SCALE_UNDECIDED : mag);
     }
 }
@@ -203,7 +217,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
         }
         /* a mean over a total weight of 0, or one float holds only as a
          * subnormal: PyTorch's w_t * up / d is NaN, inf - inf, or flushed */
-        class_row(&x, base, t, up, mean ? upstream[0] / d_s : up, extra,
+        class_row(&x, base, t, up, mean ? upstream[0] / d_s : up, mean ? up_rounding(c->input.dtype, up) : 0, extra,
                   mean && (fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) || past_range(&x, d_mag)));
     }
     free(lp);
