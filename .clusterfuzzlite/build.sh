@@ -13,7 +13,7 @@ src=${SRC:-$here}/lossfuzz
 [ -f "$src/CMakeLists.txt" ] || src=$here
 : "${OUT:?OUT: where the fuzz targets go}" "${LIB_FUZZING_ENGINE:?LIB_FUZZING_ENGINE: what the targets link}"
 work=${WORK:-$(mktemp -d)}/lossfuzz-build
-targets="fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
+targets=$("$src/ci/targets.sh" | tr '\n' ' ')
 cmake -S "$src" -B "$work" -DCMAKE_BUILD_TYPE=Release -DLF_FUZZ_ENGINE=external \
     -DLF_LIB_FUZZING_ENGINE="$LIB_FUZZING_ENGINE" -DLF_STATIC_DEPS=ON -DLF_CUDA=OFF
 # shellcheck disable=SC2086

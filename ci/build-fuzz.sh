@@ -45,9 +45,10 @@ if [ $cuda = ON ]; then
         { echo "build-fuzz: --cuda builds the CUDA workers: replay, without --sanitize" >&2; exit 2; }
     dir=$dir-cuda
 fi
-fuzz_targets="fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
+fuzz_targets=$(ci/targets.sh | tr '\n' ' ')
 targets="$fuzz_targets lossfuzz"
-[ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz lf_afl_mutator_fuzz_class lf_afl_mutator_fuzz_prob lf_afl_mutator_fuzz_linear"
+# shellcheck disable=SC2046
+[ $engine != replay ] || targets="$(printf 'replay_%s ' $fuzz_targets)lossfuzz $(printf 'lf_afl_mutator_%s ' $(ci/targets.sh --byte-format))"
 build_type="-DCMAKE_BUILD_TYPE=Release"
 if [ $check_only = ON ]; then
     [ $engine = replay ] && [ $cuda = OFF ] || { echo "build-fuzz: --check-only is a replay build without --cuda" >&2; exit 2; }

@@ -2,8 +2,8 @@
 # ci/fuzz.sh TARGET SECONDS [--engine libfuzzer|afl] [--backend sim|cuda] [--asserts soft|hard]
 #            [--fast] [--mutant NAME] [--kernel LIB.so|py:MODULE:FUNCTION] [--out DIR] [--first]
 #            [--json FILE]
-# A fuzzing campaign: builds what it needs, fuzzes TARGET (fuzz_class,
-# fuzz_prob, fuzz_linear, fuzz_json) for SECONDS from corpus/TARGET with live progress,
+# A fuzzing campaign: builds what it needs, fuzzes TARGET (one of ci/targets.sh:
+# fuzz_class, fuzz_prob, fuzz_linear, ...) for SECONDS from corpus/TARGET with live progress,
 # keeping going past its findings: each distinct finding signature is minimized
 # once (its later hits counted) into the campaign's folder, DIR/campaign, whose
 # report.md and report.json list them by harm (lossfuzz report); --first stops
@@ -50,9 +50,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case $target in fuzz_class|fuzz_prob|fuzz_linear|fuzz_json|fuzz_npy|fuzz_npz|fuzz_safetensors) ;;
-*) echo "fuzz.sh: unknown target $target (fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors)" >&2; exit 2 ;;
-esac
+ci/targets.sh | grep -qx -- "$target" ||
+    { echo "fuzz.sh: unknown target $target ($(ci/targets.sh | tr '\n' ' '| sed 's/ $//'))" >&2; exit 2; }
 case $engine in libfuzzer|afl) ;; *) echo "fuzz.sh: --engine must be libfuzzer or afl" >&2; exit 2 ;; esac
 case $backend in sim|cuda) ;; *) echo "fuzz.sh: --backend must be sim or cuda" >&2; exit 2 ;; esac
 case $asserts in soft|hard) ;; *) echo "fuzz.sh: --asserts must be soft or hard" >&2; exit 2 ;; esac
@@ -152,7 +151,7 @@ if [ "$engine" = libfuzzer ]; then
     execs=$(awk '{s += $2} END {print s + 0}' "$stats")
 else
     [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ] || { echo "fuzz.sh: $seeds is empty (AFL++ needs seeds)" >&2; exit 2; }
-    if [ "$target" = fuzz_class ] || [ "$target" = fuzz_prob ] || [ "$target" = fuzz_linear ]; then
+    if ci/targets.sh --byte-format | grep -qx -- "$target"; then
         mutator=$(ci/build-fuzz.sh replay | tail -1)/fuzzers/lf_afl_mutator_$target.so
         export AFL_CUSTOM_MUTATOR_LIBRARY=$PWD/$mutator
     fi

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 engines=("$@")
 [ ${#engines[@]} -gt 0 ] || engines=(libfuzzer afl)
-targets="fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors"
+targets=$(ci/targets.sh | tr '\n' ' ')
 tmp=$(mktemp -d /tmp/oss-fuzz-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0

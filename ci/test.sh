@@ -34,7 +34,7 @@ ci/mutants.sh
 total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))
 stage "fuzz smoke runs"
 reports=$(mktemp -d)
-for target in fuzz_class fuzz_prob fuzz_linear fuzz_json fuzz_npy fuzz_npz fuzz_safetensors; do
+for target in $(ci/targets.sh); do
     ci/fuzz.sh "$target" 10 --out "$(mktemp -d)" --json "$reports/$target.json"
 done
 # The reports CI systems read: the campaigns' JSON and a JUnit run of the regressions, summarized.
@@ -47,7 +47,7 @@ ci/oss-fuzz-test.sh
 stage "lossfuzz as a package: installed, and a consumer project built against it"
 ci/install-test.sh
 total=$((total + 2))
-for target in fuzz_class fuzz_prob fuzz_linear fuzz_json; do
+for target in $(ci/targets.sh --cases); do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done
 total=$((total + 11))

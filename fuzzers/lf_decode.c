@@ -13,10 +13,34 @@
 
 _Static_assert(P_COUNT == LF_N_PARAMS, "one parameter byte per P_*");
 
-static const char *const target_names[LF_TARGET_COUNT] = {"fuzz_class", "fuzz_prob", "fuzz_json", "fuzz_raw",
-                                                          "fuzz_linear"};
+/* The fuzz targets, from their one list. */
+static const struct {
+    const char *name;
+    lf_target input;
+    const char *what;
+} fuzz_targets[] = {
+#define LF_FUZZ_TARGET(name, input, what) {#name, input, what},
+#include "targets.def"
+#undef LF_FUZZ_TARGET
+};
+#define N_FUZZ_TARGETS (int)(sizeof fuzz_targets / sizeof fuzz_targets[0])
 
-const char *lf_target_name(lf_target t) { return t < LF_TARGET_COUNT ? target_names[t] : "?"; }
+int lf_fuzz_target_count(void) { return N_FUZZ_TARGETS; }
+
+const char *lf_fuzz_target_at(int i, lf_target *input, const char **what)
+{
+    if (i < 0 || i >= N_FUZZ_TARGETS) return NULL;
+    if (input) *input = fuzz_targets[i].input;
+    if (what) *what = fuzz_targets[i].what;
+    return fuzz_targets[i].name;
+}
+
+const char *lf_target_name(lf_target t)
+{
+    for (int i = 0; i < N_FUZZ_TARGETS; i++)
+        if (fuzz_targets[i].input == t) return fuzz_targets[i].name;
+    return "?";
+}
 
 int64_t lf_fuzz_numel_limit(lf_target t)
 {
@@ -24,14 +48,24 @@ int64_t lf_fuzz_numel_limit(lf_target t)
                                                                                 : LF_FUZZ_MAX_NUMEL;
 }
 
+/* A target's name, with or without its "fuzz_" (class, prob, ...). */
 bool lf_target_parse(const char *name, lf_target *out)
 {
-    for (int t = 0; t < LF_TARGET_COUNT; t++)
-        if (!strcmp(name, target_names[t]) || !strcmp(name, target_names[t] + 5)) {
-            *out = (lf_target)t;
+    for (int i = 0; i < N_FUZZ_TARGETS; i++)
+        if (!strcmp(name, fuzz_targets[i].name) || !strcmp(name, fuzz_targets[i].name + 5)) {
+            *out = fuzz_targets[i].input;
             return true;
         }
     return false;
+}
+
+void lf_fuzz_target_list(char *buf, size_t len, bool crash_files_only)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < N_FUZZ_TARGETS && at < len; i++)
+        if (!crash_files_only || fuzz_targets[i].input != LF_TARGET_RAW)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", fuzz_targets[i].name);
 }
 
 /* The elements of an input whose rows take the block path: 8 rows of 2049

@@ -33,8 +33,17 @@
 typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, LF_TARGET_LINEAR,
                LF_TARGET_COUNT } lf_target;
 
-const char *lf_target_name(lf_target t);          /* fuzz_class, fuzz_prob, fuzz_json, fuzz_linear */
+/* The fuzz targets (targets.def, their one list): the i-th's name (NULL past
+ * the last), what its inputs are and what it fuzzes. */
+int lf_fuzz_target_count(void);
+const char *lf_fuzz_target_at(int i, lf_target *input, const char **what);
+/* The first fuzz target whose inputs are t: fuzz_class, fuzz_prob, fuzz_json, fuzz_linear. */
+const char *lf_target_name(lf_target t);
+/* A fuzz target's name, or the name without "fuzz_", to what its inputs are. */
 bool lf_target_parse(const char *name, lf_target *out);
+/* The targets' names, ", " between them; crash_files_only: those whose crash
+ * files lossfuzz reads with --target (not the loaders': theirs are dumps). */
+void lf_fuzz_target_list(char *buf, size_t len, bool crash_files_only);
 /* The element limit a target's process sets (lf_numel_limit): the wide one
  * for the targets whose decoder makes rows past LF_BLOCK_ROW classes. */
 int64_t lf_fuzz_numel_limit(lf_target t);

@@ -33,8 +33,13 @@ void lf_cli_print_version(void) { printf("lossfuzz %s\n", LF_VERSION); }
 
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
 {
+    char names[256];
+    lf_fuzz_target_list(names, sizeof names, true);
     if (lf_target_parse(name, out) && *out != LF_TARGET_RAW) return true;
-    fprintf(stderr, "lossfuzz %s: unknown target %s (fuzz_class, fuzz_prob, fuzz_linear, fuzz_json)\n", command, name);
+    if (lf_target_parse(name, out))
+        fprintf(stderr, "lossfuzz %s: %s's crash files are dumps themselves: pass them without --target (it takes %s)\n",
+                command, name, names);
+    else fprintf(stderr, "lossfuzz %s: unknown target %s (%s)\n", command, name, names);
     return false;
 }
 

@@ -30,7 +30,7 @@ static const char usage[] =
     "                  a <failure> with its class and the case's report, an unusable\n"
     "                  file an <error> (CI systems show them as test results)\n"
     "  --target T      read files without a case's name as crash files of fuzz target T\n"
-    "                  (fuzz_class, fuzz_prob, fuzz_linear, fuzz_json)\n"
+    "                  ('lossfuzz list-targets' names them)\n"
     "\n"
     "Ends with \"N passed, N failed, N unusable\".\n"
     "exit status: 0 all properties hold, 1 a finding, 2 an unusable file or usage\n"

@@ -13,7 +13,7 @@ static const char usage[] =
     "Prints the case as JSON, as lossfuzz reads it (a JSON case, a dump, or a\n"
     "crash file of fuzz target T).\n"
     "  --values    write generated tensors as explicit value lists\n"
-    "  --target T  read FILE as a crash file of fuzz target T (fuzz_class, fuzz_prob, fuzz_linear, fuzz_json)\n";
+    "  --target T  read FILE as a crash file of fuzz target T ('lossfuzz list-targets')\n";
 
 int lf_cmd_show(int argc, char **argv)
 {

@@ -8,6 +8,7 @@
  *   lossfuzz fuzz [--target T] [--kernel K] [--seconds S]            fuzz with no compiler or engine (black-box)
  *   lossfuzz report [--kernel K] [--junit F] DIR                      a campaign's report (ci/fuzz.sh)
  *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
+ *   lossfuzz list-targets                                            the fuzz targets (fuzzers/targets.def)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
  * (2 wins when both happen: not everything was checked). */
@@ -30,17 +31,31 @@ static const char usage_main[] =
     "  fuzz      fuzz with nothing but lossfuzz (no compiler, no engine), keeping going\n"
     "  report    a campaign's report from its directory (lossfuzz fuzz, ci/fuzz.sh)\n"
     "  worker    a worker process for the executor (started by lossfuzz itself)\n"
+    "  list-targets  the fuzz targets, a line each: name, what it fuzzes\n"
     "\n"
     "'lossfuzz COMMAND --help' describes a command; --version prints the version.\n"
     "exit status: 0 all properties hold, 1 a finding, 2 unusable input or usage\n"
     "(2 wins over 1: some input was not checked)\n";
+
+/* The fuzz targets' one list (fuzzers/targets.def), for people and scripts. */
+static int list_targets(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "usage: lossfuzz list-targets\n");
+        return LF_EXIT_UNUSABLE;
+    }
+    const char *name, *what;
+    for (int i = 0; (name = lf_fuzz_target_at(i, NULL, &what)); i++) printf("%-17s %s\n", name, what);
+    return LF_EXIT_PASS;
+}
 
 int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } commands[] = {
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
         {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
-        {"worker", lf_cmd_worker}};
+        {"worker", lf_cmd_worker}, {"list-targets", list_targets}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }

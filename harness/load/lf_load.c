@@ -75,12 +75,13 @@ static bool crash_location(const char *path)
  * fuzz_class, or fuzz_class-<mutant> (fuzz-out/fuzz_prob/findings/...). */
 static bool target_of_path(const char *path, lf_target *t)
 {
-    static const lf_target targets[] = {LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_LINEAR, LF_TARGET_JSON};
-    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
-        const char *name = lf_target_name(targets[i]);
+    lf_target input;
+    for (int i = 0; i < lf_fuzz_target_count(); i++) {
+        const char *name = lf_fuzz_target_at(i, &input, NULL);
         size_t n = strlen(name);
+        if (input == LF_TARGET_RAW) continue; /* a loader's crash file is a dump: read by its name */
         for (const char *at = strstr(path, name); at; at = strstr(at + 1, name))
-            if ((at == path || at[-1] == '/') && (at[n] == '/' || at[n] == '-')) { *t = targets[i]; return true; }
+            if ((at == path || at[-1] == '/') && (at[n] == '/' || at[n] == '-')) { *t = input; return true; }
     }
     return false;
 }
@@ -131,9 +132,11 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
     struct stat st;
     memset(l, 0, sizeof *l);
     lf_case_init(c);
+    char names[256];
+    lf_fuzz_target_list(names, sizeof names, true);
     if (target == LF_TARGET_RAW) {
-        snprintf(err, errlen, "--target: crash files of fuzz_class, fuzz_prob or fuzz_json can be read; a loader "
-                 "target's crash file is itself the dump (pass it by its name)");
+        snprintf(err, errlen, "--target: crash files of %s can be read; a loader target's crash file is itself the "
+                 "dump (pass it by its name)", names);
         return false;
     }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return load_npy_dir(path, l, c, err, errlen);
@@ -150,8 +153,7 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
         if (target != LF_TARGET_COUNT || (crash_location(path) && target_of_path(path, &t)))
             return load_crash(m, t, l, c, err, errlen);
         if (crash_location(path)) {
-            snprintf(err, errlen, "a fuzzer's crash file: name the target that wrote it with --target "
-                     "fuzz_class, fuzz_prob or fuzz_json");
+            snprintf(err, errlen, "a fuzzer's crash file: name the target that wrote it with --target (%s)", names);
             return false;
         }
         if (seen == FMT_NONE) {

@@ -3,7 +3,8 @@
 # the READMEs name exists; every option a README's `lossfuzz COMMAND [...]`
 # synopsis shows is in that command's --help, and the reverse; the input ranks
 # the README gives match LF_MAX_DIMS; the guard's hint ids are listed; and
-# ci/find-python.sh picks a python3 with torch over one on PATH without it.
+# ci/find-python.sh picks a python3 with torch over one on PATH without it;
+# fuzzers/README.md's table of targets is `lossfuzz list-targets`.
 set -u
 lf=$1 src=$2
 passed=0 failed=0
@@ -30,6 +31,12 @@ for cmd in check show repro minimize encode; do
         grep -q -- "$opt" <<<"$synopsis" && ok || fail "lossfuzz $cmd takes $opt; the README's synopsis lacks it"
     done
 done
+
+# The table of fuzz targets is their one list's (fuzzers/targets.def), row for row.
+table=$(sed -n 's/^| `\(fuzz_[a-z_]*\)` | \(.*\) |$/\1 \2/p' "$src/fuzzers/README.md")
+listed=$("$lf" list-targets | sed 's/  */ /')
+[ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
+    fail "fuzzers/README.md's table of targets is not lossfuzz list-targets' (fuzzers/targets.def): $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
 
 dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/case/lf_case.h")
 grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
