@@ -9,6 +9,7 @@
  *   lossfuzz report [--kernel K] [--junit F] DIR                      a campaign's report (ci/fuzz.sh)
  *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
  *   lossfuzz list-targets                                            the fuzz targets (fuzzers/targets.def)
+ *   lossfuzz list-findings                                           the finding classes (oracle/lf_findings.def)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
  * (2 wins when both happen: not everything was checked). */
@@ -32,6 +33,7 @@ static const char usage_main[] =
     "  report    a campaign's report from its directory (lossfuzz fuzz, ci/fuzz.sh)\n"
     "  worker    a worker process for the executor (started by lossfuzz itself)\n"
     "  list-targets  the fuzz targets, a line each: name, what it fuzzes\n"
+    "  list-findings the finding classes, a line each: property, harm, what it means\n"
     "\n"
     "'lossfuzz COMMAND --help' describes a command; --version prints the version.\n"
     "exit status: 0 all properties hold, 1 a finding, 2 unusable input or usage\n"
@@ -50,12 +52,28 @@ static int list_targets(int argc, char **argv)
     return LF_EXIT_PASS;
 }
 
+/* The finding classes' one list (harness/oracle/lf_findings.def). */
+static int list_findings(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "usage: lossfuzz list-findings\n");
+        return LF_EXIT_UNUSABLE;
+    }
+    const char *property, *what;
+    int harm;
+    for (int i = 0; (property = lf_finding_at(i, &harm, &what)); i++)
+        printf("%-26s %s | %s\n", property, lf_harm_label(harm), what);
+    return LF_EXIT_PASS;
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } commands[] = {
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
         {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
-        {"worker", lf_cmd_worker}, {"list-targets", list_targets}};
+        {"worker", lf_cmd_worker}, {"list-targets", list_targets},
+        {"list-findings", list_findings}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }

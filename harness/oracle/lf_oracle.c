@@ -44,6 +44,10 @@ void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...)
 {
     va_list ap;
     if (v->finding) return; /* the first violated property names the finding */
+    if (lf_finding_find(cls) < 0) { /* a class the list (lf_findings.def) lacks: the code is wrong, not the case */
+        fprintf(stderr, "lossfuzz: finding class %s is not in harness/oracle/lf_findings.def\n", cls);
+        abort();
+    }
     v->finding = true;
     snprintf(v->finding_class, sizeof v->finding_class, "%s", cls);
     va_start(ap, fmt);

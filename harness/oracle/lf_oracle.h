@@ -41,6 +41,15 @@
 
 #include "lf_backend.h"
 
+/* The finding classes' one list (lf_findings.def): the entry a class or
+ * signature ("PROPERTY/DETAIL...") belongs to, or -1; the i-th entry's
+ * property (NULL past the last), harm rank (LF_HARM_*: a campaign report's
+ * order) and meaning. */
+enum { LF_HARM_SILENT, LF_HARM_MEMORY, LF_HARM_CRASH, LF_HARM_REJECTION, LF_HARM_COUNT };
+int lf_finding_find(const char *cls);
+const char *lf_finding_at(int i, int *harm, const char **what);
+const char *lf_harm_label(int harm); /* a rank's heading: "Silent wrong values or gradients", ... */
+
 #define LF_SIGNATURE_MAX 192 /* a finding's signature, NUL included (lf_finding_signature) */
 
 typedef struct {

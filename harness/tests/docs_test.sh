@@ -4,7 +4,8 @@
 # synopsis shows is in that command's --help, and the reverse; the input ranks
 # the README gives match LF_MAX_DIMS; the guard's hint ids are listed; and
 # ci/find-python.sh picks a python3 with torch over one on PATH without it;
-# fuzzers/README.md's table of targets is `lossfuzz list-targets`.
+# fuzzers/README.md's table of targets is `lossfuzz list-targets`, and README's of
+# finding classes `lossfuzz list-findings`.
 set -u
 lf=$1 src=$2
 passed=0 failed=0
@@ -37,6 +38,17 @@ table=$(sed -n 's/^| `\(fuzz_[a-z_]*\)` | \(.*\) |$/\1 \2/p' "$src/fuzzers/READM
 listed=$("$lf" list-targets | sed 's/  */ /')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
     fail "fuzzers/README.md's table of targets is not lossfuzz list-targets' (fuzzers/targets.def): $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+
+# The table of finding classes is their one list's (harness/oracle/lf_findings.def), and every
+# class the code builds ("property/...") is in it.
+table=$(sed -n 's/^| `\([a-z/-]*\)` | \([^|]*\) | \(.*\) |$/\1 \2 | \3/p' "$src/README.md")
+listed=$("$lf" list-findings | sed 's/   */ /')
+[ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
+    fail "README's table of finding classes is not lossfuzz list-findings': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+properties=$("$lf" list-findings | cut -d' ' -f1)
+for cls in $(grep -rhoE '"[a-z]+(-[a-z]+)*/' "$src/harness/oracle" "$src/harness/kernel" "$src/fuzzers" --include=*.c | tr -d '"/' | sort -u); do
+    grep -qx -- "$cls" <<<"$properties" && ok || fail "the code builds finding class $cls/..., which lf_findings.def lacks"
+done
 
 dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/case/lf_case.h")
 grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
