@@ -39,31 +39,29 @@ static const char usage_main[] =
     "exit status: 0 all properties hold, 1 a finding, 2 unusable input or usage\n"
     "(2 wins over 1: some input was not checked)\n";
 
-/* The fuzz targets' one list (fuzzers/targets.def), for people and scripts. */
-static int list_targets(int argc, char **argv)
+/* The lists the project writes once, for people and scripts: a line each. */
+static void list_targets(void) /* fuzzers/targets.def */
 {
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "usage: lossfuzz list-targets\n");
-        return LF_EXIT_UNUSABLE;
-    }
     const char *name, *what;
     for (int i = 0; (name = lf_fuzz_target_at(i, NULL, &what)); i++) printf("%-17s %s\n", name, what);
-    return LF_EXIT_PASS;
 }
 
-/* The finding classes' one list (harness/oracle/lf_findings.def). */
-static int list_findings(int argc, char **argv)
+static void list_findings(void) /* harness/oracle/lf_findings.def */
 {
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "usage: lossfuzz list-findings\n");
-        return LF_EXIT_UNUSABLE;
-    }
     const char *property, *what;
     int harm;
     for (int i = 0; (property = lf_finding_at(i, &harm, &what)); i++)
         printf("%-26s %s | %s\n", property, lf_harm_label(harm), what);
+}
+
+static int list(int argc, char **argv)
+{
+    if (argc > 1) {
+        fprintf(stderr, "usage: lossfuzz %s (it takes no arguments)\n", argv[0]);
+        return LF_EXIT_UNUSABLE;
+    }
+    if (!strcmp(argv[0], "list-targets")) list_targets();
+    else list_findings();
     return LF_EXIT_PASS;
 }
 
@@ -72,8 +70,8 @@ int main(int argc, char **argv)
     static const struct { const char *name; int (*run)(int, char **); } commands[] = {
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
         {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
-        {"worker", lf_cmd_worker}, {"list-targets", list_targets},
-        {"list-findings", list_findings}};
+        {"worker", lf_cmd_worker}, {"list-targets", list},
+        {"list-findings", list}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }
