@@ -50,6 +50,12 @@ for cls in $(grep -rhoE '"[a-z]+(-[a-z]+)*/' "$src/harness/oracle" "$src/harness
     grep -qx -- "$cls" <<<"$properties" && ok || fail "the code builds finding class $cls/..., which lf_findings.def lacks"
 done
 
+# docs/architecture.md stays true: every file or folder it names exists.
+for path in $(grep -ohE '`[a-z_.]+/[A-Za-z0-9_./-]*`' "$src/docs/architecture.md" | tr -d '`' | sort -u); do
+    case $path in shared/* | *NAME*) continue ;; esac # the starting sketch (outside the repository), placeholders
+    [ -e "$src/$path" ] && ok || fail "docs/architecture.md names $path, which does not exist"
+done
+
 dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/case/lf_case.h")
 grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
 
