@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 
 typedef struct {
     unsigned seed;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "lf_exec_backend.h"
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 #include "lf_oracle.h"
 
 /* When a run has both findings and unusable files, 2 wins: the run did not check everything. */

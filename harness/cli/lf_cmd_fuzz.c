@@ -1,6 +1,6 @@
 /* lf_cmd_fuzz.c - `lossfuzz fuzz`: fuzzing with nothing but lossfuzz itself
  * (no compiler, no fuzzing engine): the fuzz targets' structure-aware mutator
- * (fuzzers/lf_mutate.c: shapes, dtypes, options, boundary labels, special
+ * (harness/bytes/lf_mutate.c: shapes, dtypes, options, boundary labels, special
  * logits) applied to the seed corpus and to the inputs it made, each case
  * through the oracle - a kernel under test's contract with --kernel - until
  * the time is up. It keeps going past findings: each distinct signature is
@@ -20,7 +20,7 @@
 #include "lf_cli.h"
 #include "lf_clock.h"
 #include "lf_data.h"
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 #include "lf_campaign.h"
 #include "lf_fuzz_run.h"
 

@@ -1,5 +1,5 @@
 /* lf_fuzz_run.c - one process's loop of `lossfuzz fuzz` (lf_cmd_fuzz.c):
- * the fuzz targets' structure-aware mutator (fuzzers/lf_mutate.c) on a pool
+ * the fuzz targets' structure-aware mutator (harness/bytes/lf_mutate.c) on a pool
  * of the seed corpus and the inputs it made, each case through the oracle,
  * every finding into the campaign's shared ledger (harness/campaign,
  * lf_campaign_hit): the first case of a finding's key minimized, its later

@@ -8,7 +8,7 @@
  *   lossfuzz fuzz [--target T] [--kernel K] [--seconds S]            fuzz with no compiler or engine (black-box)
  *   lossfuzz report [--kernel K] [--junit F] DIR                      a campaign's report (ci/fuzz.sh)
  *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
- *   lossfuzz list-targets                                            the fuzz targets (fuzzers/targets.def)
+ *   lossfuzz list-targets                                            the fuzz targets (harness/bytes/lf_targets.def)
  *   lossfuzz list-findings                                           the finding classes (oracle/lf_findings.def)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
@@ -40,7 +40,7 @@ static const char usage_main[] =
     "(2 wins over 1: some input was not checked)\n";
 
 /* The lists the project writes once, for people and scripts: a line each. */
-static void list_targets(void) /* fuzzers/targets.def */
+static void list_targets(void) /* harness/bytes/lf_targets.def */
 {
     const char *name, *what;
     for (int i = 0; (name = lf_fuzz_target_at(i, NULL, &what)); i++) printf("%-17s %s\n", name, what);

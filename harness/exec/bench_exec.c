@@ -18,7 +18,7 @@
 
 #include "lf_clock.h"
 #include "lf_exec_backend.h"
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 #include "lf_oracle.h"
 
 static double now_s(void) { return lf_now_ms() / 1e3; }

@@ -10,7 +10,7 @@
 #define LF_LOAD_H
 
 #include "lf_dump.h"
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 
 typedef enum { LF_INPUT_JSON, LF_INPUT_DUMP, LF_INPUT_CRASH } lf_input_kind;
 

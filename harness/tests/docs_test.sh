@@ -33,11 +33,11 @@ for cmd in check show repro minimize encode; do
     done
 done
 
-# The table of fuzz targets is their one list's (fuzzers/targets.def), row for row.
+# The table of fuzz targets is their one list's (harness/bytes/lf_targets.def), row for row.
 table=$(sed -n 's/^| `\(fuzz_[a-z_]*\)` | \(.*\) |$/\1 \2/p' "$src/fuzzers/README.md")
 listed=$("$lf" list-targets | sed 's/  */ /')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
-    fail "fuzzers/README.md's table of targets is not lossfuzz list-targets' (fuzzers/targets.def): $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+    fail "fuzzers/README.md's table of targets is not lossfuzz list-targets' (harness/bytes/lf_targets.def): $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
 
 # The table of finding classes is their one list's (harness/oracle/lf_findings.def), and every
 # class the code builds ("property/...") is in it.

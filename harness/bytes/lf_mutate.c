@@ -1,6 +1,6 @@
 /* lf_mutate.c - the structure-aware mutator shared by libFuzzer
  * (LLVMFuzzerCustomMutator / CustomCrossOver) and AFL++ (a custom-mutator
- * library). It knows the byte format (lf_fuzz.h): it changes shapes, dtypes and
+ * library). It knows the byte format (lf_bytes.h): it changes shapes, dtypes and
  * options through their parameter bytes, moves single labels to boundary values
  * (C, C-1, -1, -100, 255, ignore_index, 2^31, 2^32+k, ...) and logits to special
  * values (NaN, +-inf, +-65504, huge, -0, a denormal); weight shapes and values,
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 #include "lf_params.h"
 
 static unsigned next(unsigned *s)

@@ -1,4 +1,4 @@
-/* lf_decode.c - bytes to a case (lf_fuzz.h's format). Three families:
+/* lf_decode.c - bytes to a case (lf_bytes.h's format). Three families:
  * fuzz_class (cross_entropy with class indices, nll_loss; 1-D, 2-D, spatial),
  * fuzz_prob (cross_entropy with probability targets, BCE-with-logits) and
  * fuzz_linear (fused linear + cross-entropy: hidden states, a vocabulary). */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 #include "lf_layout.h"
 #include "lf_params.h"
 #include "lf_producer.h"
@@ -20,7 +20,7 @@ static const struct {
     const char *what;
 } fuzz_targets[] = {
 #define LF_FUZZ_TARGET(name, input, what) {#name, input, what},
-#include "targets.def"
+#include "lf_targets.def"
 #undef LF_FUZZ_TARGET
 };
 #define N_FUZZ_TARGETS (int)(sizeof fuzz_targets / sizeof fuzz_targets[0])

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lf_fuzz.h"
+#include "lf_bytes.h"
 #include "lf_params.h"
 
 typedef struct { uint8_t *out; size_t cap, at; bool full; } sink;
