@@ -86,6 +86,16 @@ bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen);
  * array (0-d, or 1-D with one element), not both, of a type that fits. */
 bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen);
 
+/* The formats of the files a user hands lossfuzz, sniffed once (lf_format.c):
+ * by the file's name, and by its first bytes; a format's name for messages
+ * ("JSON case", ".npz (zip) file", ...) and what its files start with. */
+typedef enum { LF_FORMAT_NONE, LF_FORMAT_JSON, LF_FORMAT_NPZ, LF_FORMAT_SAFETENSORS, LF_FORMAT_NPY,
+               LF_FORMAT_COUNT } lf_format;
+lf_format lf_format_of_name(const char *path);
+lf_format lf_format_of_bytes(const uint8_t *b, size_t n);
+const char *lf_format_name(lf_format f);
+const char *lf_format_start(lf_format f);
+
 /* A dump file (any of the formats, by its magic bytes) as a case. Tensors
  * borrow the mapping, which must outlive the case. */
 bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, char *err, size_t errlen);

@@ -83,7 +83,8 @@ bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, 
     size_t n = m->size;
     bool ok;
     memset(d, 0, sizeof *d);
-    if (n >= 6 && !memcmp(b, "\x93NUMPY", 6)) {
+    lf_format format = lf_format_of_bytes(b, n);
+    if (format == LF_FORMAT_NPY) {
         const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(strcspn(base, ".")), base);
@@ -93,8 +94,8 @@ bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, 
                          "directory and pass the directory", name);
         return false;
     }
-    if (n >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "PK\x05\x06", 4))) ok = lf_npz_parse(b, n, d, err, errlen);
-    else if (n >= 9 && b[8] == '{') ok = lf_safetensors_parse(b, n, d, err, errlen);
+    if (format == LF_FORMAT_NPZ) ok = lf_npz_parse(b, n, d, err, errlen);
+    else if (format == LF_FORMAT_SAFETENSORS) ok = lf_safetensors_parse(b, n, d, err, errlen);
     else { snprintf(err, errlen, "not a .safetensors, .npz or .npy file"); return false; }
     if (ok) ok = lf_dump_to_case(d, c, err, errlen);
     if (!ok) lf_dump_free(d);

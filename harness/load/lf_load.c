@@ -11,12 +11,6 @@
 
 #include "lf_case_json.h"
 
-typedef enum { FMT_NONE, FMT_JSON, FMT_NPZ, FMT_SAFETENSORS, FMT_NPY } format;
-
-static const char *const format_names[] = {"", "JSON case", ".npz (zip) file", ".safetensors file", ".npy file"};
-static const char *const format_starts[] = {"", "a '{'", "a zip signature (PK\\3\\4)",
-                                            "an 8-byte header length, then a JSON header", "the \\x93NUMPY magic"};
-
 static bool has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
@@ -27,26 +21,6 @@ static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
-}
-
-static format format_of_name(const char *path)
-{
-    if (has_suffix(path, ".json")) return FMT_JSON;
-    if (has_suffix(path, ".npz")) return FMT_NPZ;
-    if (has_suffix(path, ".safetensors")) return FMT_SAFETENSORS;
-    if (has_suffix(path, ".npy")) return FMT_NPY;
-    return FMT_NONE;
-}
-
-static format format_of_bytes(const uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r')) i++;
-    if (i < n && b[i] == '{') return FMT_JSON;
-    if (n >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "PK\x05\x06", 4))) return FMT_NPZ;
-    if (n >= 6 && !memcmp(b, "\x93NUMPY", 6)) return FMT_NPY;
-    if (n >= 9 && b[8] == '{') return FMT_SAFETENSORS; /* an 8-byte header length, then JSON: the parser checks it */
-    return FMT_NONE;
 }
 
 /* Whether the directory holding `path` is named `dir`. */
@@ -143,12 +117,12 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
     lf_mapped *m = &l->maps[0];
     if (!lf_map_file(path, m, err, errlen)) return false;
     l->n_maps = 1;
-    format named = format_of_name(path), seen = format_of_bytes(m->base, m->size);
+    lf_format named = lf_format_of_name(path), seen = lf_format_of_bytes(m->base, m->size);
     if (m->size == 0) {
-        snprintf(err, errlen, "empty file%s%s", named ? ": not a " : "", named ? format_names[named] : "");
+        snprintf(err, errlen, "empty file%s%s", named ? ": not a " : "", named ? lf_format_name(named) : "");
         return false;
     }
-    if (named == FMT_NONE) {
+    if (named == LF_FORMAT_NONE) {
         lf_target t = target;
         if (target != LF_TARGET_COUNT || (crash_location(path) && target_of_path(path, &t)))
             return load_crash(m, t, l, c, err, errlen);
@@ -156,18 +130,18 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
             snprintf(err, errlen, "a fuzzer's crash file: name the target that wrote it with --target (%s)", names);
             return false;
         }
-        if (seen == FMT_NONE) {
+        if (seen == LF_FORMAT_NONE) {
             snprintf(err, errlen, "not a file lossfuzz reads: a JSON case, .npz, .safetensors, a directory of "
                      ".npy files, or a fuzzer's crash file with --target");
             return false;
         }
         named = seen;
     } else if (seen != named) {
-        if (seen) snprintf(err, errlen, "named like a %s, but it is a %s", format_names[named], format_names[seen]);
-        else snprintf(err, errlen, "not a %s: it does not start with %s", format_names[named], format_starts[named]);
+        if (seen) snprintf(err, errlen, "named like a %s, but it is a %s", lf_format_name(named), lf_format_name(seen));
+        else snprintf(err, errlen, "not a %s: it does not start with %s", lf_format_name(named), lf_format_start(named));
         return false;
     }
-    if (named == FMT_JSON) {
+    if (named == LF_FORMAT_JSON) {
         l->kind = LF_INPUT_JSON;
         return lf_case_parse_json(m->base, m->size, c, err, errlen);
     }
