@@ -33,9 +33,9 @@ void lf_cli_print_version(void) { printf("lossfuzz %s\n", LF_VERSION); }
 
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
 {
+    if (lf_target_parse(name, out) && *out != LF_TARGET_RAW) return true;
     char names[256];
     lf_fuzz_target_list(names, sizeof names, true);
-    if (lf_target_parse(name, out) && *out != LF_TARGET_RAW) return true;
     if (lf_target_parse(name, out))
         fprintf(stderr, "lossfuzz %s: %s's crash files are dumps themselves: pass them without --target (it takes %s)\n",
                 command, name, names);

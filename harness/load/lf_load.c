@@ -106,9 +106,9 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
     struct stat st;
     memset(l, 0, sizeof *l);
     lf_case_init(c);
-    char names[256];
-    lf_fuzz_target_list(names, sizeof names, true);
+    char names[256]; /* for the messages about crash files */
     if (target == LF_TARGET_RAW) {
+        lf_fuzz_target_list(names, sizeof names, true);
         snprintf(err, errlen, "--target: crash files of %s can be read; a loader target's crash file is itself the "
                  "dump (pass it by its name)", names);
         return false;
@@ -127,6 +127,7 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
         if (target != LF_TARGET_COUNT || (crash_location(path) && target_of_path(path, &t)))
             return load_crash(m, t, l, c, err, errlen);
         if (crash_location(path)) {
+            lf_fuzz_target_list(names, sizeof names, true);
             snprintf(err, errlen, "a fuzzer's crash file: name the target that wrote it with --target (%s)", names);
             return false;
         }

@@ -301,14 +301,22 @@ static void spec_gradients(const lf_case *c, lf_verdict *v, const double *upstre
     if (upstream && any) lf_spec_grad(c, upstream, v->spec_grad);
 }
 
+/* The verdict's results, one list for its init and its free. */
+enum { VERDICT_RESULTS = 6 + LF_GRAD_PARTS };
+static void verdict_results(lf_verdict *v, lf_result *out[VERDICT_RESULTS])
+{
+    lf_result *named[] = {&v->spec, &v->reference, &v->guard, &v->torch, &v->kernel, &v->spec_backward};
+    memcpy(out, named, sizeof named);
+    for (int p = 0; p < LF_GRAD_PARTS; p++) out[6 + p] = &v->spec_grad[p];
+}
+
 /* Each result initialized, the rest zeroed: a memset of all 30 KB was a
  * tenth of a small fuzz case. */
 static void verdict_init(lf_verdict *v)
 {
-    lf_result *results[] = {&v->spec,   &v->reference, &v->guard,        &v->torch,       &v->kernel,
-                            &v->spec_backward, &v->spec_grad[0], &v->spec_grad[1], &v->spec_grad[2]};
-    _Static_assert(LF_GRAD_PARTS == 3, "verdict_init lists each spec_grad");
-    for (size_t i = 0; i < sizeof results / sizeof results[0]; i++) lf_result_init(results[i]);
+    lf_result *results[VERDICT_RESULTS];
+    verdict_results(v, results);
+    for (int i = 0; i < VERDICT_RESULTS; i++) lf_result_init(results[i]);
     memset(&v->backward_asked, 0, sizeof *v - offsetof(lf_verdict, backward_asked));
 }
 
@@ -355,11 +363,7 @@ void lf_oracle_check(const lf_case *c, const lf_backend *be, lf_verdict *v)
 
 void lf_verdict_free(lf_verdict *v)
 {
-    lf_result_free(&v->spec);
-    lf_result_free(&v->reference);
-    lf_result_free(&v->guard);
-    lf_result_free(&v->torch);
-    lf_result_free(&v->kernel);
-    lf_result_free(&v->spec_backward);
-    for (int p = 0; p < LF_GRAD_PARTS; p++) lf_result_free(&v->spec_grad[p]);
+    lf_result *results[VERDICT_RESULTS];
+    verdict_results(v, results);
+    for (int i = 0; i < VERDICT_RESULTS; i++) lf_result_free(results[i]);
 }
