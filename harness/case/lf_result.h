@@ -66,6 +66,9 @@ void lf_result_init(lf_result *r);
 void lf_result_free(lf_result *r);
 bool lf_result_alloc_values(lf_result *r, int64_t n, bool with_scales);
 void lf_result_free_values(lf_result *r);
+/* Marks r as a host error of class `error` (one of lf_errors.def: abort
+ * otherwise, the code is wrong); lf_result_error with an exception and message. */
+void lf_result_set_error(lf_result *r, const char *error);
 /* Marks r as a host error of class `error`, exception `exception`, printf message. */
 void lf_result_error(lf_result *r, const char *error, const char *exception, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

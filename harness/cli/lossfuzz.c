@@ -10,6 +10,8 @@
  *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
  *   lossfuzz list-targets                                            the fuzz targets (harness/bytes/lf_targets.def)
  *   lossfuzz list-findings                                           the finding classes (oracle/lf_findings.def)
+ *   lossfuzz list-errors                                             the error classes (case/lf_errors.def)
+ *   lossfuzz list-hints                                              the guard's hints and warnings (guard/lf_hints.def)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
  * (2 wins when both happen: not everything was checked). */
@@ -17,6 +19,8 @@
 #include <string.h>
 
 #include "lf_cli.h"
+#include "lf_errors.h"
+#include "lf_guard.h"
 
 static const char usage_main[] =
     "usage: lossfuzz COMMAND [OPTIONS] ...\n"
@@ -34,6 +38,8 @@ static const char usage_main[] =
     "  worker    a worker process for the executor (started by lossfuzz itself)\n"
     "  list-targets  the fuzz targets, a line each: name, what it fuzzes\n"
     "  list-findings the finding classes, a line each: property, harm, what it means\n"
+    "  list-errors   the error classes, a line each: name, source, finding, what it means\n"
+    "  list-hints    the guard's hints and warnings, a line each: kind, id, what it means\n"
     "\n"
     "'lossfuzz COMMAND --help' describes a command; --version prints the version.\n"
     "exit status: 0 all properties hold, 1 a finding, 2 unusable input or usage\n"
@@ -54,6 +60,22 @@ static void list_findings(void) /* harness/oracle/lf_findings.def */
         printf("%-26s %s | %s\n", property, lf_harm_label(harm), what);
 }
 
+static void list_errors(void) /* harness/case/lf_errors.def */
+{
+    const char *name, *finding, *what;
+    lf_error_source source;
+    for (int i = 0; (name = lf_error_at(i, &source, &finding, &what)); i++)
+        printf("%-22s %-7s %-13s %s\n", name, lf_error_source_names[source], finding ? finding : "-", what);
+}
+
+static void list_hints(void) /* harness/guard/lf_hints.def */
+{
+    const char *id, *what;
+    bool warning;
+    for (int i = 0; (id = lf_hint_at(i, &warning, &what)); i++)
+        printf("%-7s %-27s %s\n", warning ? "warning" : "hint", id, what);
+}
+
 static int list(int argc, char **argv)
 {
     if (argc > 1) {
@@ -61,7 +83,9 @@ static int list(int argc, char **argv)
         return LF_EXIT_UNUSABLE;
     }
     if (!strcmp(argv[0], "list-targets")) list_targets();
-    else list_findings();
+    else if (!strcmp(argv[0], "list-findings")) list_findings();
+    else if (!strcmp(argv[0], "list-errors")) list_errors();
+    else list_hints();
     return LF_EXIT_PASS;
 }
 
@@ -71,7 +95,7 @@ int main(int argc, char **argv)
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
         {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
         {"worker", lf_cmd_worker}, {"list-targets", list},
-        {"list-findings", list}};
+        {"list-findings", list}, {"list-errors", list}, {"list-hints", list}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }

@@ -33,6 +33,11 @@ void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_resu
 bool lf_guard_all_one_hot(const lf_problem *p, const lf_target_stats *st);
 void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_problem *p, lf_result *r);
 /* Sets r's warning and its stable id (warning_id), replacing any earlier one. */
+/* The hints' and warnings' one list (lf_hints.def): the i-th id (NULL past
+ * the end), whether it is a warning, what it means; lf_hint_require aborts on
+ * an id the list lacks (the code is wrong, not the case). */
+const char *lf_hint_at(int i, bool *warning, const char **what);
+void lf_hint_require(const char *id, bool warning);
 void lf_guard_warn(lf_result *r, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Validation alone (host checks, the device pass, the diagnosis): true when

@@ -14,8 +14,8 @@ static bool reject(lf_result *r, const char *error, const char *hint_id, const c
 static bool reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
 {
     va_list ap;
-    r->kind = LF_OUTCOME_HOST_ERROR;
-    snprintf(r->error, sizeof r->error, "%s", error);
+    lf_result_set_error(r, error);
+    if (hint_id) lf_hint_require(hint_id, false);
     snprintf(r->hint_id, sizeof r->hint_id, "%s", hint_id ? hint_id : "");
     snprintf(r->hint, sizeof r->hint, "%s", hint ? hint : "");
     va_start(ap, fmt);

@@ -11,6 +11,7 @@
 
 static void set_hint(lf_result *r, const char *id, const char *text)
 {
+    lf_hint_require(id, false);
     snprintf(r->hint_id, sizeof r->hint_id, "%s", id);
     snprintf(r->hint, sizeof r->hint, "%s", text);
 }

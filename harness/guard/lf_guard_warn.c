@@ -9,6 +9,7 @@
 void lf_guard_warn(lf_result *r, const char *id, const char *fmt, ...)
 {
     va_list ap;
+    lf_hint_require(id, true);
     snprintf(r->warning_id, sizeof r->warning_id, "%s", id);
     va_start(ap, fmt);
     vsnprintf(r->warning, sizeof r->warning, fmt, ap);

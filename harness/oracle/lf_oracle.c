@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lf_errors.h"
 #include "lf_exec.h"
 #include "lf_guard.h"
 #include "lf_run.h"
@@ -89,14 +90,11 @@ static void expect_values(const lf_case *c, lf_verdict *v)
  * crashed, hung or broke its device, or a kernel wrote outside its buffers. */
 bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r)
 {
-    static const char *const failures[][2] = {
-        {"backend_error", "backend-error"}, {"worker_start", "backend-error"}, {"worker_crash", "crash"},
-        {"worker_hang", "hang"}, {"cuda_error", "cuda-error"}, {"oob_write", "oob-write"},
-        {"oob_read", "oob-read"}};
-    for (size_t i = 0; i < sizeof failures / sizeof failures[0]; i++) {
-        if (strcmp(r->error, failures[i][0])) continue;
+    const char *name, *finding;
+    for (int i = 0; (name = lf_error_at(i, NULL, &finding, NULL)); i++) {
+        if (!finding || strcmp(r->error, name)) continue;
         char cls[96];
-        snprintf(cls, sizeof cls, "%s/%s", failures[i][1], path);
+        snprintf(cls, sizeof cls, "%s/%s", finding, path);
         lf_found(v, cls, "%s: %s", path, r->message);
         return true;
     }

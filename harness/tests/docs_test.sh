@@ -41,7 +41,7 @@ listed=$("$lf" list-targets | sed 's/  */ /')
 
 # The table of finding classes is their one list's (harness/oracle/lf_findings.def), and every
 # class the code builds ("property/...") is in it.
-table=$(sed -n 's/^| `\([a-z/-]*\)` | \([^|]*\) | \(.*\) |$/\1 \2 | \3/p' "$src/README.md")
+table=$(sed -n '/^## Finding classes/,/^## /p' "$src/README.md" | sed -n 's/^| `\([a-z/-]*\)` | \([^|]*\) | \(.*\) |$/\1 \2 | \3/p')
 listed=$("$lf" list-findings | sed 's/   */ /')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
     fail "README's table of finding classes is not lossfuzz list-findings': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
@@ -59,8 +59,32 @@ done
 dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/case/lf_case.h")
 grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
 
-for id in $(grep -rhoE '(set_hint\(r, |reject\(r, "[a-z_]+", )"[a-z_0-9]+"' "$src/harness/guard" | grep -oE '"[a-z_0-9]+"$' | tr -d '"' | sort -u); do
-    grep -qw -- "$id" "$src/README.md" && ok || fail "hint $id is not in the README"
+# Error classes, hints and warnings: README's lists are lossfuzz list-errors'
+# and list-hints' (harness/case/lf_errors.def, harness/guard/lf_hints.def), row
+# for row, and every one the C code and the Python worker name is listed.
+table=$(sed -n 's/^| `\([a-z_0-9]*\)` | \([a-z]*\) | \([a-z-]*\) | \(.*\) |$/\1 \2 \3 \4/p' "$src/README.md")
+listed=$("$lf" list-errors | sed 's/  */ /g')
+[ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
+    fail "README's table of error classes is not lossfuzz list-errors': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+for kind in hint warning; do
+    heading=$([ $kind = hint ] && echo '^Guard hints' || echo '^Guard warnings')
+    bullets=$(sed -n "/$heading/,/^[A-Z#]/p" "$src/README.md" | sed -n 's/^- `\([a-z_0-9]*\)`: \(.*\)$/\1 \2/p')
+    listed=$("$lf" list-hints | sed -n "s/^$kind  *\([a-z_0-9]*\)  *\(.*\)$/\1 \2/p")
+    [ -n "$listed" ] && [ "$bullets" = "$listed" ] && ok ||
+        fail "README's ${kind}s are not lossfuzz list-hints': $(diff <(echo "$bullets") <(echo "$listed") | tr '\n' ' ')"
+done
+errors=$("$lf" list-errors | cut -d' ' -f1)
+for e in $( (grep -rhoE '(lf_result_(set_)?error\([a-z_>&-]+\[?[a-z]*\]?, |reject\(r, |path_error\([a-z&]+(\[i\])?, |->error, sizeof [a-z]+->error, )"[a-z_0-9]+"' \
+    "$src/harness" "$src/kernels" "$src/fuzzers" --include=*.c | grep -oE '"[a-z_0-9]+"$'
+    grep -rh 'error' "$src/harness" --include=*.c | grep -oE '"[a-z_0-9]+" : "[a-z_0-9]+"' | grep -oE '"[a-z_0-9]+"'
+    sed -n '/^ERROR_TABLE/,/^]/p' "$src/python/lossfuzz_torch.py" | grep -oE '"[a-z_0-9]+", (None|lambda)' | grep -oE '^"[a-z_0-9]+"'
+    ) | tr -d '"' | sort -u); do
+    [ "$e" = unsupported ] && continue # the Python worker's outcome for a dtype torch does not implement, not an error
+    grep -qx -- "$e" <<<"$errors" && ok || fail "the code names error class $e, which lf_errors.def lacks"
+done
+ids=$("$lf" list-hints | awk '{print $2}')
+for id in $(grep -rhoE '(set_hint\(r, |reject\(r, "[a-z_]+", |lf_guard_warn\(r, )"[a-z_0-9]+"' "$src/harness/guard" | grep -oE '"[a-z_0-9]+"$' | tr -d '"' | sort -u); do
+    grep -qx -- "$id" <<<"$ids" && ok || fail "the guard names hint or warning $id, which lf_hints.def lacks"
 done
 
 # A python3 on PATH without torch must not hide the one that has it.
