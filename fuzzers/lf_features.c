@@ -27,7 +27,7 @@ __attribute__((noinline)) static void hit(volatile int k) { (void)k; }
 int64_t lf_fuzz_classes(const lf_case *c)
 {
     const lf_tensor *in = &c->input, *w = &c->linear_weight;
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) return w->ndim ? w->shape[0] : 1;
+    if (lf_loss_of(c->loss)->fused_linear) return w->ndim ? w->shape[0] : 1; /* linear_weight's rows */
     return in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 1;
 }
 
@@ -60,16 +60,19 @@ static int weight_kind(const lf_tensor *w)
     return w->init.special_rate > 0 ? 3 : 2; /* with zeros, NaNs, infinities */
 }
 
+/* The first switch's cases: every loss of the table (lf_losses.def) has its own. */
+_Static_assert(LF_LOSS_COUNT * 32 <= 256, "lf_fuzz_features: a loss past the switch's 256 cases gets no feature");
+
 void lf_fuzz_features(const lf_case *c)
 {
-    int loss = (int)c->loss;                                       /* 4 */
+    int loss = (int)c->loss;                                       /* LF_LOSS_COUNT */
     int red = (int)c->reduction;                                   /* 4 */
     int layout = c->input.strided + 2 * c->target.strided;         /* 4 */
     int spatial = c->input.ndim >= 3;                              /* 2 */
     int classes = classes_bucket(c), weight = weight_kind(&c->weight); /* 5, 4 */
-    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < 128 */
+    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < LF_LOSS_COUNT * 32 */
     int b = classes * 4 + weight;                                  /* < 20 */
-    switch (a) { CASE64(0) CASE64(64) default: break; }
+    switch (a) { CASE64(0) CASE64(64) CASE64(128) CASE64(192) default: break; }
     switch (b * 4 + weight_kind(&c->pos_weight)) { CASE64(0) CASE16(64) default: break; }
     switch (b * 4 + red) { CASE64(0) CASE16(64) default: break; }
     switch ((classes * 4 + label_bucket(c)) * 4 + weight) { CASE64(0) CASE16(64) default: break; }
@@ -106,7 +109,7 @@ void lf_fuzz_stats_begin(void)
 void lf_fuzz_stats_end(const lf_case *c)
 {
     double t = now() - stats.start;
-    bool block = c->loss != LF_LOSS_BCE_WITH_LOGITS && lf_fuzz_classes(c) > LF_BLOCK_ROW;
+    bool block = lf_loss_has_classes(c->loss) && lf_fuzz_classes(c) > LF_BLOCK_ROW;
     stats.cases++;
     stats.seconds += t;
     stats.block += block;

@@ -18,7 +18,7 @@
 
 #define LF_MAX_BCAST_DIMS 8
 
-typedef enum { LF_PATH_CLASS, LF_PATH_PROB, LF_PATH_BCE } lf_path;
+typedef enum { LF_CLASS_TARGETS, LF_PROB_TARGETS, LF_BINARY_TARGETS } lf_targets_kind;
 enum { LF_RED_NONE, LF_RED_MEAN, LF_RED_SUM };
 
 /* PyTorch's kernels whose asserts users see, and the asserted conditions. */
@@ -93,7 +93,7 @@ LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 typedef struct { int64_t off, stride[LF_MAX_BCAST_DIMS]; int dense; } lf_view;
 
 typedef struct {
-    int path;               /* lf_path */
+    int targets;               /* lf_targets_kind */
     int log_softmax;        /* 1: input is logits (cross_entropy); 0: log-probabilities (nll_loss) */
     int one_d;              /* 1-D input: one row, no batch dim, reads only target[0] */
     int64_t N, C, S;        /* rows, classes, positions; BCE: N = numel, C = S = 1 */
@@ -129,7 +129,7 @@ LF_HOST_DEVICE int lf_smooth_kept(int64_t raw, int64_t ignore_index) { return ra
  * [0, C) asserts there, though nll_loss read it narrowed into a class. */
 LF_HOST_DEVICE int lf_smooth_gathers(const lf_problem *p)
 {
-    return p->path == LF_PATH_CLASS && p->label_smoothing > 0 && p->has_weight && p->reduction == LF_RED_MEAN &&
+    return p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0 && p->has_weight && p->reduction == LF_RED_MEAN &&
            !p->raises_after_nll;
 }
 
@@ -166,7 +166,7 @@ LF_DEVICE int64_t lf_tg_at(const lf_problem *p, int64_t i)
 
 /* Whether the reference needs its scratch: log_softmax, or a copy of a
  * strided nll_loss input (PyTorch's input.contiguous()). */
-LF_HOST_DEVICE int lf_ref_needs_scratch(const lf_problem *p) { return p->path != LF_PATH_BCE && (p->log_softmax || !p->in.dense); }
+LF_HOST_DEVICE int lf_ref_needs_scratch(const lf_problem *p) { return p->targets != LF_BINARY_TARGETS && (p->log_softmax || !p->in.dense); }
 
 /* Row r's class 0 in the reference's contiguous scratch. */
 LF_DEVICE int64_t lf_dense_row(const lf_problem *p, int64_t r) { return (r / p->S) * p->C * p->S + r % p->S; }

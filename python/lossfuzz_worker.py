@@ -7,7 +7,7 @@ and the result values in the shared memory on fd 5. Serves the path "torch",
 or with --kernel the path "kernel": a callable under test with the signature
 of F.cross_entropy (lossfuzz_kernel.py loads it and reads its claims).
 
-    python3 python/lossfuzz_worker.py [--device cpu|cuda] [--kernel MODULE:FUNCTION]
+    python3 python/lossfuzz_worker.py --describe "$(lossfuzz describe --json)" [--device cpu|cuda] [--kernel MODULE:FUNCTION]
 
 Errors are named by lossfuzz_torch.py, as in the CPU conformance run.
 Exit status: 0 end of requests, 2 torch (or CUDA) missing, a kernel that
@@ -20,15 +20,18 @@ import sys
 import warnings
 
 from lossfuzz_kernel import KernelError, kernel_error, load_kernel
-from lossfuzz_torch import BCE, CE, LINEAR, NLL, assert_value, classify_error
+from lossfuzz_torch import assert_value, classify_error
 
 PROTOCOL = 1
 FD_REQUESTS, FD_ANSWERS, FD_SHM = 3, 4, 5
-DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool")
-# The options each loss takes besides reduction; the tensors among them.
-OPTIONS = {CE: ("weight", "ignore_index", "label_smoothing"), NLL: ("weight", "ignore_index"),
-           BCE: ("weight", "pos_weight"), LINEAR: ("linear_bias", "weight", "ignore_index", "label_smoothing")}
-TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias")
+# The loss table's facts, from the C side (`lossfuzz describe --json`, given
+# by the executor as --describe): the dtypes, the options each loss takes
+# besides reduction, and the tensors its call takes before its keywords.
+DTYPES = ()
+OPTIONS = {}
+POSITIONAL = {}
+FUSED_LINEAR = set()  # losses whose input is hidden states: cross_entropy(linear(input, W, b), target)
+TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias")  # the options that are tensors on the wire
 # The tensors a gradient is asked of (lf_grad_part's order), with the flag that asks.
 GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
               ("linear_bias", "linear_bias_requires_grad"))
@@ -36,7 +39,19 @@ GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight
 
 def positional(loss):
     """The names of a loss function's positional tensors, in order."""
-    return ("input", "linear_weight", "target") if loss == LINEAR else ("input", "target")
+    return POSITIONAL[loss]
+
+
+def read_describe(text):
+    """Takes the loss table and dtypes of `lossfuzz describe --json`."""
+    global DTYPES
+    doc = json.loads(text)
+    DTYPES = tuple(doc["dtypes"])
+    for loss in doc["losses"]:
+        OPTIONS[loss["name"]] = tuple(loss["options"])
+        POSITIONAL[loss["name"]] = tuple(loss["positional"])
+        if loss["fused_linear"]:
+            FUSED_LINEAR.add(loss["name"])
 
 
 def one_line(exc):
@@ -83,14 +98,14 @@ class Worker:
         self.torch, self.device = torch, device
         import torch.nn.functional as F
         # PyTorch's own functions: the torch path, and a kernel's reference
-        self.torch_fns = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits,
-                          LINEAR: linear_cross_entropy}
+        # (F.<name>, or for a fused linear the composition below)
+        self.torch_fns = {name: linear_cross_entropy if name in FUSED_LINEAR else getattr(F, name) for name in OPTIONS}
         if kernel is None:
             self.path = "torch"
             self.fns = self.torch_fns
         else:
             self.path = "kernel"
-            self.fns = {CE: kernel, NLL: kernel, BCE: kernel, LINEAR: kernel}
+            self.fns = {name: kernel for name in OPTIONS}
         self.shm, self.shm_size = None, 0
         self.out = os.fdopen(FD_ANSWERS, "w", encoding="utf-8")
 
@@ -375,9 +390,16 @@ def read_request(line):
 def main(argv=None):
     p = argparse.ArgumentParser(description="lossfuzz's PyTorch worker (protocol: harness/exec/lf_wire.h)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--describe", metavar="JSON", required=True,
+                   help="the loss table, as `lossfuzz describe --json` prints it (the executor gives it)")
     p.add_argument("--kernel", metavar="MODULE:FUNCTION",
                    help="serve this callable as the kernel under test (MODULE may be a .py file)")
     args = p.parse_args(argv)
+    try:
+        read_describe(args.describe)
+    except (ValueError, KeyError, TypeError) as exc:
+        sys.stderr.write("lossfuzz_worker: --describe is not lossfuzz describe --json's: %s\n" % exc)
+        return 2
     try:
         import torch
     except Exception as exc:  # ImportError, or OSError from a broken install

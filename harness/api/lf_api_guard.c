@@ -110,7 +110,7 @@ int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out)
     lf_case_init(&c);
     int rc = -1;
     if (!call || !call->input || !call->target || !call->loss || !lf_loss_parse(call->loss, &c.loss) ||
-        c.loss == LF_LOSS_LINEAR_CROSS_ENTROPY) {
+        lf_loss_of(c.loss)->fused_linear) {
         snprintf(err, sizeof err, "a call needs input, target and loss (cross_entropy, nll_loss or "
                  "binary_cross_entropy_with_logits)");
         goto done;

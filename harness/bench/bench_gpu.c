@@ -81,7 +81,7 @@ static lf_problem problem_of(const bench_shape *s)
 {
     lf_problem p;
     memset(&p, 0, sizeof p);
-    p.path = LF_PATH_CLASS;
+    p.targets = LF_CLASS_TARGETS;
     p.log_softmax = 1;
     p.N = s->dims[0];
     p.C = s->dims[1];

@@ -48,18 +48,19 @@ void lf_fuzz_target_list(char *buf, size_t len, bool crash_files_only);
  * for the targets whose decoder makes rows past LF_BLOCK_ROW classes. */
 int64_t lf_fuzz_numel_limit(lf_target t);
 
-/* Where the payload's parts sit in an input (for the mutator). */
+/* Where the payload's parts sit in an input, in bytes (for the mutator; a
+ * tensor's memory layout is harness/case/lf_layout.h's). */
 typedef struct {
     size_t payload;                     /* bytes before the parameters */
     size_t n_labels, label_at;          /* 2-byte labels (class target) */
     size_t n_values, value_at;          /* 4-byte floats: logits, then targets (prob target) */
-} lf_layout;
+} lf_byte_map;
 
 /* Decodes bytes into a case. Never fails: every byte string is a case. */
-void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout);
+void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout);
 
 /* Only where the payload's parts sit (cheap: no values are decoded). */
-void lf_decode_layout(lf_target t, const uint8_t *data, size_t size, lf_layout *layout);
+void lf_decode_byte_map(lf_target t, const uint8_t *data, size_t size, lf_byte_map *layout);
 
 /* The inverse, where the case is representable (for seed corpora); returns the
  * number of bytes written to out (at most cap), or 0 when it is not. */

@@ -252,7 +252,7 @@ static void layout(lf_tensor *t, uint8_t b)
 
 /* Logits from the payload; past its end zeros, or seeded normals of a
  * spread P_FILL picks, so wide rows are not all zeros. */
-static void logits(lf_producer *pr, lf_tensor *t, int mode, uint8_t fill_byte, lf_layout *lay, bool fill)
+static void logits(lf_producer *pr, lf_tensor *t, int mode, uint8_t fill_byte, lf_byte_map *lay, bool fill)
 {
     static const double spreads[] = {0, 1, 3, 30};
     double spread = spreads[fill_byte % LF_COUNT(spreads)];
@@ -305,7 +305,7 @@ static void target_shape(const lf_tensor *in, int mode, int *ndim, int64_t *shap
 }
 
 /* Labels from the payload: v % C, or a boundary value (lf_params.h). */
-static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_index, lf_layout *lay, bool fill)
+static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_index, lf_byte_map *lay, bool fill)
 {
     lay->label_at = pr->head;
     lay->n_labels = (size_t)t->numel;
@@ -318,7 +318,7 @@ static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_inde
     }
 }
 
-static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
+static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
 {
     int64_t shape[LF_MAX_DIMS];
     c->loss = prm[P_LOSS] % 2 ? LF_LOSS_NLL : LF_LOSS_CROSS_ENTROPY;
@@ -375,7 +375,7 @@ static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
         }
 }
 
-static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
+static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
 {
     int64_t shape[LF_MAX_DIMS];
     bool bce = prm[P_LOSS] % 2;
@@ -437,7 +437,7 @@ static void normal(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape,
  * dtype, then cross_entropy's options and labels as fuzz_class has them.
  * Vocabularies up to 2047, and past LF_BLOCK_ROW (2049 to 50257) with the
  * hidden size cut (to 7 for 2049, 1 past 8193). */
-static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_layout *lay, bool fill)
+static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
 {
     c->loss = LF_LOSS_LINEAR_CROSS_ENTROPY;
     int64_t N = (prm[P_N] + 1) % 9, V = lf_p_classes[prm[P_C] % LF_COUNT(lf_p_classes)];
@@ -496,11 +496,11 @@ static void decode_backward(uint8_t byte, uint8_t linear_byte, lf_backward *b)
     b->linear_bias_requires_grad = linear_byte / 4 % 4 != 3;
 }
 
-static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout, bool fill)
+static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout, bool fill)
 {
     lf_producer pr = {data, size, 0};
     uint8_t prm[LF_N_PARAMS];
-    lf_layout lay = {0};
+    lf_byte_map lay = {0};
     for (int k = 0; k < LF_N_PARAMS; k++) prm[k] = lf_take_param(&pr);
     lay.payload = pr.size;
     lf_case_init(c);
@@ -511,12 +511,12 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
     if (layout) *layout = lay;
 }
 
-void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_layout *layout)
+void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout)
 {
     decode(t, data, size, c, layout, true);
 }
 
-void lf_decode_layout(lf_target t, const uint8_t *data, size_t size, lf_layout *layout)
+void lf_decode_byte_map(lf_target t, const uint8_t *data, size_t size, lf_byte_map *layout)
 {
     lf_case c;
     decode(t, data, size, &c, layout, false);

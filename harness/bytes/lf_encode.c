@@ -158,13 +158,13 @@ static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
 static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
-    prm[P_LOSS] = c->loss == LF_LOSS_BCE_WITH_LOGITS;
+    prm[P_LOSS] = !lf_loss_has_classes(c->loss);
     prm[P_RANK] = index_of_rank(lf_p_rank_prob, LF_COUNT(lf_p_rank_prob), in->ndim);
     prm[P_TGT_DTYPE] = tg->dtype == in->dtype ? 0 : index_of_dtype(lf_p_prob_dtypes, LF_COUNT(lf_p_prob_dtypes), tg->dtype);
     prm[P_TGT_SHAPE] = tg->ndim == in->ndim ? 0 : tg->ndim > in->ndim ? 1 : 2;
     for (size_t i = 0; i < LF_COUNT(lf_p_prob_ignore); i++)
         if (c->ignore_index == lf_p_prob_ignore[i]) prm[P_PROB_IGNORE] = (uint8_t)i;
-    bool bce = c->loss == LF_LOSS_BCE_WITH_LOGITS;
+    bool bce = !lf_loss_has_classes(c->loss);
     prm[P_WEIGHT] = extra_mode(&c->weight, in, bce);
     if (bce) prm[P_IGNORE_OR_POS_WEIGHT] = extra_mode(&c->pos_weight, in, true);
     for (int64_t i = 0; i < in->numel; i++) put_f32(s, lf_load_f64(in->data, in->dtype, i));
@@ -177,9 +177,9 @@ size_t lf_encode(lf_target t, const lf_case *c, uint8_t *out, size_t cap)
 {
     uint8_t prm[LF_N_PARAMS] = {0};
     sink s = {out, cap, 0, false};
-    if (t == LF_TARGET_JSON || t == LF_TARGET_LINEAR || c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY)
+    if (t == LF_TARGET_JSON || t == LF_TARGET_LINEAR || lf_loss_of(c->loss)->fused_linear)
         return 0; /* fuzz_linear's seeds are written as bytes (corpus/fuzz_linear) */
-    bool prob = c->loss == LF_LOSS_BCE_WITH_LOGITS ||
+    bool prob = !lf_loss_has_classes(c->loss) ||
                 (c->loss == LF_LOSS_CROSS_ENTROPY && c->input.ndim == c->target.ndim &&
                  !memcmp(c->input.shape, c->target.shape, sizeof(int64_t) * (size_t)c->input.ndim));
     if (prob != (t == LF_TARGET_PROB)) return 0; /* the other target's family */

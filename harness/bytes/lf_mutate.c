@@ -51,7 +51,7 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
                  lf_byte_mutator fallback)
 {
     unsigned s = seed;
-    lf_layout lay;
+    lf_byte_map lay;
     unsigned op = next(&s) % 6;
     if (t == LF_TARGET_JSON || t == LF_TARGET_RAW || op == 5)
         return fallback ? fallback(data, size, max_size) : random_bytes(data, size, max_size, &s);
@@ -65,7 +65,7 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
         *p = (uint8_t)(next(&s) % 2 ? *p + 1u : next(&s));
         return size;
     }
-    lf_decode_layout(t, data, size, &lay);
+    lf_decode_byte_map(t, data, size, &lay);
     if (op == 2 && lay.n_labels > 0) { /* one label to a boundary value */
         size_t at = lay.label_at + 2 * (next(&s) % lay.n_labels);
         size = reserve_payload(data, size, max_size, at + 2);

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const loss_names[LF_LOSS_COUNT] = {
-    "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"};
 
 const char *const lf_case_tensor_names[LF_CASE_TENSORS] = {"input",      "target",        "weight",
                                                            "pos_weight", "linear_weight", "linear_bias"};
@@ -46,15 +44,6 @@ const lf_init_field lf_init_fields[LF_INIT_FIELD_COUNT] = {
     {"value", offsetof(lf_init, value), LF_INIT_HAS_VALUE},
     {"offset", offsetof(lf_init, offset), LF_INIT_HAS_OFFSET},
     {"special_rate", offsetof(lf_init, special_rate), LF_INIT_HAS_SPECIALS}};
-
-const char *lf_loss_name(lf_loss l) { return l < LF_LOSS_COUNT ? loss_names[l] : "?"; }
-
-bool lf_loss_parse(const char *name, lf_loss *out)
-{
-    for (int l = 0; l < LF_LOSS_COUNT; l++)
-        if (strcmp(name, loss_names[l]) == 0) { *out = (lf_loss)l; return true; }
-    return false;
-}
 
 const char *lf_outcome_name(lf_outcome_kind k) { return outcome_names[k]; }
 
@@ -170,16 +159,19 @@ void lf_tensor_free(lf_tensor *t)
 
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
 {
-    const char *extra = NULL;
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) extra = c->has_ignore_index ? "ignore_index" : c->has_label_smoothing ? "label_smoothing" : NULL;
-    else if (c->pos_weight.present) extra = "pos_weight";
-    if (!extra && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY)
-        extra = c->linear_weight.present ? "linear_weight" : c->linear_bias.present ? "linear_bias" : NULL;
-    if (extra) {
-        snprintf(err, errlen, "%s: %s takes no %s", extra, lf_loss_name(c->loss), extra);
+    const lf_loss_info *L = lf_loss_of(c->loss);
+    const bool given[LF_OPT_COUNT] = {c->weight.present, c->has_ignore_index, c->has_label_smoothing,
+                                      c->pos_weight.present, c->linear_bias.present};
+    for (int k = 0; k < LF_OPT_COUNT; k++)
+        if (given[k] && !(L->options & (1u << k))) {
+            snprintf(err, errlen, "%s: %s takes no %s", lf_option_names[k], L->name, lf_option_names[k]);
+            return false;
+        }
+    if (c->linear_weight.present && !L->fused_linear) {
+        snprintf(err, errlen, "linear_weight: %s takes no linear_weight", L->name);
         return false;
     }
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) {
+    if (L->fused_linear) {
         const lf_tensor *lw = &c->linear_weight, *lb = &c->linear_bias;
         if (!lw->present) {
             snprintf(err, errlen, "linear_weight: linear_cross_entropy needs linear_weight ([V, H] for input [N, H])");
@@ -197,10 +189,6 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
                      "linear_weight and linear_bias of one dtype, the bias [V], [1] or []");
             return false;
         }
-    }
-    if (c->loss == LF_LOSS_NLL && c->has_label_smoothing) {
-        snprintf(err, errlen, "label_smoothing: nll_loss takes no label_smoothing (cross_entropy does)");
-        return false;
     }
     return true;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "lf_dtype.h"
+#include "lf_losses.h"
 
 #define LF_MAX_DIMS 8                      /* inputs and targets up to 8-D (PyTorch takes more; cases rarely need it) */
 #define LF_MAX_NUMEL ((int64_t)1 << 28)    /* per tensor; larger shapes are refused, not allocated */
@@ -19,11 +20,9 @@ extern int64_t lf_numel_limit;
 void lf_format_size_limit(char *err, size_t errlen);
 #define LF_MAX_SPECIALS 8
 
-/* LF_LOSS_LINEAR_CROSS_ENTROPY: cross_entropy(linear(input, linear_weight,
+/* The losses (lf_losses.def). LF_LOSS_LINEAR_CROSS_ENTROPY: cross_entropy(linear(input, linear_weight,
  * linear_bias), target, ...), the fused linear + cross-entropy of LM heads:
  * input is the hidden states [N, H] (or [H]), linear_weight [V, H]. */
-typedef enum { LF_LOSS_CROSS_ENTROPY, LF_LOSS_NLL, LF_LOSS_BCE_WITH_LOGITS, LF_LOSS_LINEAR_CROSS_ENTROPY,
-               LF_LOSS_COUNT } lf_loss;
 typedef enum { LF_REDUCTION_NONE, LF_REDUCTION_MEAN, LF_REDUCTION_SUM, LF_REDUCTION_INVALID } lf_reduction;
 typedef enum { LF_OUTCOME_NONE, LF_OUTCOME_OK, LF_OUTCOME_HOST_ERROR, LF_OUTCOME_DEVICE_ASSERT } lf_outcome_kind;
 
@@ -128,8 +127,6 @@ extern const char *const lf_case_tensor_names[LF_CASE_TENSORS];
 lf_tensor *lf_case_tensor(lf_case *c, int k);
 const lf_tensor *lf_case_tensor_const(const lf_case *c, int k);
 
-const char *lf_loss_name(lf_loss l);
-bool lf_loss_parse(const char *name, lf_loss *out);
 const char *lf_outcome_name(lf_outcome_kind k);
 bool lf_outcome_parse(const char *name, lf_outcome_kind *out);
 lf_reduction lf_reduction_parse(const char *name);

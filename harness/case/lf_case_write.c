@@ -123,7 +123,7 @@ char *lf_case_to_json(const lf_case *c)
         const lf_backward *bw = &c->backward;
         put(&b, ",\n \"backward\": {\"seed\": %llu, \"upstream\": \"%s\", \"input_requires_grad\": %s",
             (unsigned long long)bw->seed, lf_upstream_name(bw->upstream), bw->input_requires_grad ? "true" : "false");
-        if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY)
+        if (lf_loss_of(c->loss)->fused_linear)
             put(&b, ", \"linear_weight_requires_grad\": %s, \"linear_bias_requires_grad\": %s",
                 bw->linear_weight_requires_grad ? "true" : "false", bw->linear_bias_requires_grad ? "true" : "false");
         if (bw->through_softmax) put(&b, ", \"through_softmax\": true");

@@ -11,14 +11,17 @@
  *   lossfuzz list-targets                                            the fuzz targets (harness/bytes/lf_targets.def)
  *   lossfuzz list-findings                                           the finding classes (oracle/lf_findings.def)
  *   lossfuzz list-errors                                             the error classes (case/lf_errors.def)
+ *   lossfuzz describe [--json]                                       the loss table (case/lf_losses.def), for people or Python
  *   lossfuzz list-hints                                              the guard's hints and warnings (guard/lf_hints.def)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
  * (2 wins when both happen: not everything was checked). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lf_cli.h"
+#include "lf_describe.h"
 #include "lf_errors.h"
 #include "lf_guard.h"
 
@@ -38,6 +41,7 @@ static const char usage_main[] =
     "  worker    a worker process for the executor (started by lossfuzz itself)\n"
     "  list-targets  the fuzz targets, a line each: name, what it fuzzes\n"
     "  list-findings the finding classes, a line each: property, harm, what it means\n"
+    "  describe      the losses (their targets, options, call), --json: with dtypes and error classes\n"
     "  list-errors   the error classes, a line each: name, source, finding, what it means\n"
     "  list-hints    the guard's hints and warnings, a line each: kind, id, what it means\n"
     "\n"
@@ -89,13 +93,41 @@ static int list(int argc, char **argv)
     return LF_EXIT_PASS;
 }
 
+/* The loss table for people, or (--json) what the Python worker reads. */
+static int describe(int argc, char **argv)
+{
+    bool json = argc == 2 && !strcmp(argv[1], "--json");
+    if (argc > 2 || (argc == 2 && !json)) {
+        fprintf(stderr, "usage: lossfuzz describe [--json]\n");
+        return LF_EXIT_UNUSABLE;
+    }
+    json_t *d = lf_describe();
+    if (json) {
+        json_dumpf(d, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        size_t i;
+        json_t *L;
+        json_array_foreach(json_object_get(d, "losses"), i, L) {
+            char *targets = json_dumps(json_object_get(L, "targets"), JSON_COMPACT);
+            char *options = json_dumps(json_object_get(L, "options"), JSON_COMPACT);
+            char *call = json_dumps(json_object_get(L, "positional"), JSON_COMPACT);
+            printf("%-33s targets %-18s options %s, tensors %s%s\n", json_string_value(json_object_get(L, "name")),
+                   targets, options, call, json_is_true(json_object_get(L, "fused_linear")) ? ", fused linear" : "");
+            free(targets), free(options), free(call);
+        }
+    }
+    json_decref(d);
+    return LF_EXIT_PASS;
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; int (*run)(int, char **); } commands[] = {
         {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
         {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
         {"worker", lf_cmd_worker}, {"list-targets", list},
-        {"list-findings", list}, {"list-errors", list}, {"list-hints", list}};
+        {"list-findings", list}, {"list-errors", list}, {"list-hints", list}, {"describe", describe}};
     if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lf_data.h"
+#include "lf_describe.h"
 
 static bool env_flag(const char *name) { const char *v = getenv(name); return v && *v && strcmp(v, "0"); }
 
@@ -102,22 +103,29 @@ static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, cha
     const char *env_py = getenv("LOSSFUZZ_PYTHON");
     const char *candidates[] = {env_py && *env_py ? env_py : NULL, venv, "python3", "/usr/bin/python3"};
     const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
+    json_t *facts = lf_describe(); /* the loss table: the worker keeps no copy */
+    char *describe = json_dumps(facts, JSON_COMPACT);
+    json_decref(facts);
+    lf_exec *started = NULL;
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;
-        const char *argv[] = {path, script, "--device", device, kernel ? "--kernel" : NULL, kernel, NULL};
+        const char *argv[] = {path,   script, "--describe", describe ? describe : "", "--device",
+                              device, kernel ? "--kernel" : NULL, kernel, NULL};
         lf_exec_options o = {kernel ? "kernel worker" : "torch worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
         char why[400];
-        lf_exec *x = lf_exec_start(&o, why, sizeof why);
-        if (x) return x;
+        if ((started = lf_exec_start(&o, why, sizeof why))) break;
         const char *kernel_error = kernel ? strstr(why, "--kernel ") : NULL;
         if (kernel_error) { /* torch is there; the kernel does not load, and would not under another Python */
             snprintf(err, errlen, "%s (under %s)", kernel_error, path);
+            free(describe);
             return NULL;
         }
         size_t used = strlen(tried);
         snprintf(tried + used, sizeof tried - used, "%s  %.200s: %.300s", used ? "\n" : "", path, why);
         if (env_py && *env_py) break; /* the one asked for, or none */
     }
+    free(describe);
+    if (started) return started;
     snprintf(err, errlen, "no Python with torch could run the %s (set LOSSFUZZ_PYTHON):\n%s",
              kernel ? "kernel under test" : "PyTorch worker", tried[0] ? tried : "  no python3 found");
     return NULL;

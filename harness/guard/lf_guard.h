@@ -21,7 +21,7 @@ bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_resul
  * the target's own shape, so it also works on a call the host check rejected.
  * false when it failed; r is then error oob_write if the kernel wrote outside
  * its buffers, else untouched. */
-bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
+bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int targets, const lf_problem *p,
                            lf_target_stats *st, lf_result *r);
 
 /* Turns data evidence into a rejection (label_out_of_range) or hints and warnings. */

@@ -105,7 +105,7 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     if (w->present && w->dtype != in->dtype && !unchecked)
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
                       lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
-    lf_problem_init(c, p, LF_PATH_CLASS);
+    lf_problem_init(c, p, LF_CLASS_TARGETS);
     lf_problem_layout(in, p);
     /* which kernel reads the labels decides how: nll_loss2d's mean/sum narrows them to int32 */
     p->kernel_id = !spatial ? LF_K_NONE : c->reduction == LF_REDUCTION_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
@@ -134,7 +134,7 @@ static bool check_prob(const lf_case *c, lf_problem *p, lf_result *r, bool *need
     if (c->label_smoothing > 1)
         return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
                       "label_smoothing = %g is greater than 1", c->label_smoothing);
-    lf_problem_init(c, p, LF_PATH_PROB);
+    lf_problem_init(c, p, LF_PROB_TARGETS);
     lf_problem_layout(in, p);
     p->label_smoothing = c->label_smoothing > 0 ? c->label_smoothing : 0;
     p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
@@ -157,7 +157,7 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     if (!lf_dtype_is_float(tg->dtype))
         return reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
                       "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
-    lf_problem_init(c, p, LF_PATH_BCE);
+    lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
     /* pos_weight first: PyTorch applies it before the weight */
     if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
@@ -172,7 +172,7 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
 bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && w->present)) return true;
+    if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0 && w->present)) return true;
     if (w->ndim == 0 || w->shape[0] != w->numel) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
@@ -205,7 +205,7 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
     if (c->reduction == LF_REDUCTION_INVALID)
         return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
                       "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return check_bce(c, p, r);
+    if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
         return check_prob(c, p, r, needs_data);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)

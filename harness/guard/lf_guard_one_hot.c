@@ -11,7 +11,7 @@
 
 bool lf_guard_all_one_hot(const lf_problem *p, const lf_target_stats *st)
 {
-    return p->path == LF_PATH_PROB && p->N * p->S > 0 && st->n_rows_one_hot == p->N * p->S;
+    return p->targets == LF_PROB_TARGETS && p->N * p->S > 0 && st->n_rows_one_hot == p->N * p->S;
 }
 
 /* target.argmax(dim=1) as an int64 tensor (0-D for a 1-D input), and the sum

@@ -24,17 +24,17 @@ static bool read_named_labels(const lf_backend *be, const lf_problem *q, const v
     return true;
 }
 
-bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int path, const lf_problem *p,
+bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int targets, const lf_problem *p,
                            lf_target_stats *st, lf_result *r)
 {
     lf_problem q = *p;
     const lf_tensor *tg = &c->target;
     int64_t n = tg->numel;
     lf_problem_views(c, &q); /* also for a call the host check rejected */
-    q.path = path;
+    q.targets = targets;
     q.tgt_dtype = tg->dtype;
     q.ignore_index = c->ignore_index;
-    if (path == LF_PATH_PROB) { /* rows of the target's own (N, C, S) layout */
+    if (targets == LF_PROB_TARGETS) { /* rows of the target's own (N, C, S) layout */
         q.N = tg->ndim >= 2 ? tg->shape[0] : 1;
         q.C = tg->ndim >= 2 ? tg->shape[1] : tg->ndim == 1 ? tg->shape[0] : 1;
         q.S = (q.N * q.C) != 0 ? tg->numel / (q.N * q.C) : 0;
@@ -66,8 +66,8 @@ static bool host_check(const lf_case *c, const lf_backend *be, lf_problem *p, lf
         lf_target_stats st;
         lf_problem q = *p;
         q.C = c->input.ndim ? c->input.shape[c->input.ndim == 1 ? 0 : 1] : 0;
-        int path = !strcmp(r->error, "prob_target_dtype") ? LF_PATH_PROB : LF_PATH_CLASS;
-        if (lf_guard_target_stats(c, be, path, &q, &st, r)) lf_guard_hint_from_data(c, &st, r);
+        int targets = !strcmp(r->error, "prob_target_dtype") ? LF_PROB_TARGETS : LF_CLASS_TARGETS;
+        if (lf_guard_target_stats(c, be, targets, &q, &st, r)) lf_guard_hint_from_data(c, &st, r);
         return false;
     }
     r->kind = LF_OUTCOME_OK;
@@ -79,7 +79,7 @@ static bool host_check(const lf_case *c, const lf_backend *be, lf_problem *p, lf
 static bool judge_stats(const lf_case *c, const lf_backend *be, const lf_problem *p, const lf_target_stats *st,
                         lf_result *r)
 {
-    if (p->path == LF_PATH_CLASS) {
+    if (p->targets == LF_CLASS_TARGETS) {
         lf_guard_diagnose_labels(c, p, st, r);
         /* PyTorch raises its errors after the kernels even where they read a
          * truncated label without a word (before label smoothing's gather
@@ -99,8 +99,8 @@ bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *
 {
     lf_target_stats st;
     if (!host_check(c, be, p, r)) return false;
-    if (p->path == LF_PATH_BCE) return true;
-    if (!lf_guard_target_stats(c, be, p->path, p, &st, r)) {
+    if (p->targets == LF_BINARY_TARGETS) return true;
+    if (!lf_guard_target_stats(c, be, p->targets, p, &st, r)) {
         if (r->kind != LF_OUTCOME_HOST_ERROR) /* else oob_write */
             lf_result_error(r, "backend_error", "RuntimeError", "%s backend: target validation failed", be->name);
         return false;
@@ -124,9 +124,9 @@ void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
         return;
     }
     lf_stats_init(&st);
-    if (p.path != LF_PATH_BCE) /* BCE has no targets to judge */
+    if (p.targets != LF_BINARY_TARGETS) /* BCE has no targets to judge */
         call.b.stats = lf_canary_add(&call.mem, "target_stats", sizeof st, LF_I64, &st);
-    int rc = p.path != LF_PATH_BCE && !call.b.stats ? -1 : be->guarded_forward(&p, &call.b);
+    int rc = p.targets != LF_BINARY_TARGETS && !call.b.stats ? -1 : be->guarded_forward(&p, &call.b);
     if (rc || !lf_device_call_collect(be, c, &p, &call, r) ||
         (call.b.stats && r->kind == LF_OUTCOME_OK &&
          (be->to_host(&st, call.b.stats, sizeof st) || !read_named_labels(be, &p, call.b.target, &st)))) {

@@ -7,9 +7,33 @@
 
 #include "lf_shape.h"
 
-/* Names of kernel.h's bits, in bit order, as the hello writes them. */
-static const char *const loss_names[] = {"cross_entropy", "cross_entropy_prob", "nll_loss",
-                                         "binary_cross_entropy_with_logits", "linear_cross_entropy"};
+/* The losses' claims bits (kernel.h) and their names, from the loss table:
+ * a loss's name, and NAME_prob for it with probability targets. */
+static const struct {
+    unsigned bit, prob_bit;
+    const char *name, *prob_name;
+} loss_claims[LF_LOSS_COUNT] = {
+#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, ...)                                  \
+    [LF_LOSS_##ID] = {CLAIM, CLAIM_PROB, NAME, NAME "_prob"},
+#include "lf_losses.def"
+#undef LF_LOSS
+};
+#define LOSS_BITS 32
+static const char *const *loss_names(void) /* by bit, as the hello writes them; NULL where no loss is */
+{
+    static const char *names[LOSS_BITS];
+    for (int l = 0; l < LF_LOSS_COUNT; l++) {
+        names[__builtin_ctz(loss_claims[l].bit)] = loss_claims[l].name;
+        if (loss_claims[l].prob_bit) names[__builtin_ctz(loss_claims[l].prob_bit)] = loss_claims[l].prob_name;
+    }
+    return names;
+}
+static unsigned all_loss_bits(void)
+{
+    unsigned bits = 0;
+    for (int l = 0; l < LF_LOSS_COUNT; l++) bits |= loss_claims[l].bit | loss_claims[l].prob_bit;
+    return bits;
+}
 static const char *const dtype_names[] = {"float32", "float64", "float16", "bfloat16",
                                           "int64",   "int32",   "uint8",   "bool"};
 static const char *const reduction_names[] = {"none", "mean", "sum"};
@@ -35,7 +59,7 @@ void lf_kernel_claims_all(lf_kernel_claims *k)
 {
     memset(k, 0, sizeof *k);
     snprintf(k->device, sizeof k->device, "cpu");
-    k->losses = (1u << COUNT(loss_names)) - 1;
+    k->losses = all_loss_bits();
     k->input_dtypes = k->target_dtypes = (1u << COUNT(dtype_names)) - 1;
     k->reductions = (1u << COUNT(reduction_names)) - 1;
     k->features = LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT |
@@ -63,14 +87,14 @@ static json_t *names_of(unsigned bits, const char *const *names, size_t n)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        if (bits & (1u << i)) json_array_append_new(a, json_string(names[i]));
+        if ((bits & (1u << i)) && names[i]) json_array_append_new(a, json_string(names[i]));
     return a;
 }
 
 json_t *lf_kernel_claims_json(const lf_kernel_claims *k)
 {
     return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:I}", "name", k->name, "device", k->device,
-                     "guarded", k->guarded, "losses", names_of(k->losses, loss_names, COUNT(loss_names)),
+                     "guarded", k->guarded, "losses", names_of(k->losses, loss_names(), LOSS_BITS),
                      "input_dtypes", names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)),
                      "target_dtypes", names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)),
                      "reductions", names_of(k->reductions, reduction_names, COUNT(reduction_names)),
@@ -90,7 +114,7 @@ static bool bits_of(const json_t *o, const char *key, const char *const *names, 
     *bits = 0;
     json_array_foreach(a, i, v) {
         size_t b = 0;
-        while (b < n && !(json_is_string(v) && !strcmp(json_string_value(v), names[b]))) b++;
+        while (b < n && !(json_is_string(v) && names[b] && !strcmp(json_string_value(v), names[b]))) b++;
         if (b == n) {
             snprintf(err, errlen, "kernel claims: \"%s\" has %s%s%s, not one of its names", key,
                      json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string",
@@ -178,7 +202,7 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
     }
     if (max_numel) k->max_numel = json_integer_value(max_numel);
     return deviations_of(o, &k->deviations, err, errlen) &&
-           bits_of(o, "losses", loss_names, COUNT(loss_names), &k->losses, err, errlen) &&
+           bits_of(o, "losses", loss_names(), LOSS_BITS, &k->losses, err, errlen) &&
            bits_of(o, "input_dtypes", dtype_names, COUNT(dtype_names), &k->input_dtypes, err, errlen) &&
            bits_of(o, "target_dtypes", dtype_names, COUNT(dtype_names), &k->target_dtypes, err, errlen) &&
            bits_of(o, "reductions", reduction_names, COUNT(reduction_names), &k->reductions, err, errlen) &&
@@ -187,10 +211,8 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
 
 unsigned lf_kernel_loss_bit(const lf_case *c)
 {
-    if (c->loss == LF_LOSS_NLL) return LOSSFUZZ_NLL;
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return LOSSFUZZ_BCE_WITH_LOGITS;
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) return LOSSFUZZ_LINEAR_CROSS_ENTROPY;
-    return lf_same_shape(&c->input, &c->target) ? LOSSFUZZ_CROSS_ENTROPY_PROB : LOSSFUZZ_CROSS_ENTROPY;
+    unsigned prob = loss_claims[c->loss].prob_bit;
+    return prob && lf_same_shape(&c->input, &c->target) ? prob : loss_claims[c->loss].bit;
 }
 
 const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
@@ -198,8 +220,7 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
     static _Thread_local char why[96];
     unsigned loss = lf_kernel_loss_bit(c);
     if (!(k->losses & loss)) {
-        for (size_t i = 0; i < COUNT(loss_names); i++)
-            if (loss == 1u << i) snprintf(why, sizeof why, "loss %s", loss_names[i]);
+        snprintf(why, sizeof why, "loss %s", loss_names()[__builtin_ctz(loss)]);
         return why;
     }
     if (!(k->input_dtypes & lf_kernel_dtype_bit(c->input.dtype))) {

@@ -85,8 +85,8 @@ static void view_of(const lf_tensor *src, void *data, DLDevice dev, dl_view *v)
 static int out_shape(const lf_case *c, int64_t *shape)
 {
     const lf_tensor *in = &c->input;
-    if (c->reduction != LF_REDUCTION_NONE || (in->ndim == 1 && c->loss != LF_LOSS_BCE_WITH_LOGITS)) return 0;
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) {
+    if (c->reduction != LF_REDUCTION_NONE || (in->ndim == 1 && lf_loss_has_classes(c->loss))) return 0;
+    if (!lf_loss_has_classes(c->loss)) {
         memcpy(shape, in->shape, sizeof in->shape);
         return in->ndim;
     }

@@ -93,15 +93,15 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
 static int follower_dim(const lf_case *c, int which, int d)
 {
     const lf_tensor *in = &c->input, *t = lf_case_tensor_const(c, which);
-    bool same_shape = c->loss == LF_LOSS_BCE_WITH_LOGITS ||
+    bool same_shape = !lf_loss_has_classes(c->loss) ||
                       (in->ndim == c->target.ndim && !memcmp(in->shape, c->target.shape, sizeof(int64_t) * (size_t)in->ndim));
-    bool linear = c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY;
+    bool linear = lf_loss_of(c->loss)->fused_linear;
     int class_dim = in->ndim == 1 ? 0 : 1, k = -1;
     if (!t->present) return -1;
     if (which == LF_T_INPUT) k = d;
     else if (which == LF_T_TARGET) k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
     else if (linear) k = which == LF_T_LINEAR_WEIGHT && d == class_dim ? 1 : -1;
-    else if (c->loss == LF_LOSS_BCE_WITH_LOGITS) k = d - (in->ndim - t->ndim); /* trailing broadcast */
+    else if (!lf_loss_has_classes(c->loss)) k = d - (in->ndim - t->ndim); /* trailing broadcast */
     else k = d == class_dim && t->ndim == 1 ? 0 : -1;
     return k >= 0 && k < t->ndim && t->shape[k] == in->shape[d] ? k : -1;
 }
@@ -122,7 +122,7 @@ static void shift_labels(const lf_case *c, int64_t lo, int64_t hi, lf_case *out)
 
 static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
 {
-    bool class_targets = c->loss != LF_LOSS_BCE_WITH_LOGITS && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY &&
+    bool class_targets = lf_loss_has_classes(c->loss) && !lf_loss_of(c->loss)->fused_linear &&
                          follower_dim(c, LF_T_TARGET, d) < 0 &&
                          d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
     if (class_targets) shift_labels(c, lo, hi, out);

@@ -41,7 +41,7 @@ static void add(char *out, size_t len, size_t *at, const char *trait)
 
 static bool any_ignored(const lf_case *c)
 {
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS || lf_dtype_is_float(c->target.dtype)) return false;
+    if (!lf_loss_has_classes(c->loss) || lf_dtype_is_float(c->target.dtype)) return false;
     for (int64_t i = 0; i < c->target.numel; i++)
         if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index) return true;
     return false;

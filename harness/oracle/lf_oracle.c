@@ -327,7 +327,7 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     /* A kernel under test is judged against the spec alone: lossfuzz's own
      * kernels have their own campaigns, and would only slow this one. */
     /* lossfuzz's own kernels have no fused linear: its cases judge a kernel under test, or torch */
-    bool own_paths = !be->kernel && c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY;
+    bool own_paths = !be->kernel && !lf_loss_of(c->loss)->fused_linear;
     lf_case run = *c;
     double *upstream = upstream_for(c, be, own_paths, v);
     run.backward.values = upstream;

@@ -35,7 +35,7 @@ static bool non_finite_where_finite(const lf_result *s, const lf_result *t)
 /* A spatial mean or sum (nll_loss2d_forward_kernel) with a label past int32's range. */
 static bool reads_int32_labels(const lf_case *c)
 {
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS || c->input.ndim < 3 || c->reduction == LF_REDUCTION_NONE) return false;
+    if (!lf_loss_has_classes(c->loss) || c->input.ndim < 3 || c->reduction == LF_REDUCTION_NONE) return false;
     for (int64_t i = 0; i < c->target.numel; i++) {
         int64_t v = lf_load_i64(c->target.data, c->target.dtype, i);
         if (v != (int32_t)v) return true;
@@ -55,7 +55,7 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
 {
     /* A fused linear + CE is cross_entropy on its logits: the same differences, judged on their shape. */
     lf_case logits;
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) {
+    if (lf_loss_of(c->loss)->fused_linear) {
         logits = *c;
         logits.loss = LF_LOSS_CROSS_ENTROPY;
         logits.input.strided = false;
@@ -64,7 +64,7 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
     }
     bool cpu = !strncmp(device, "cpu", 3), torch1 = !strncmp(version, "1.", 2);
     bool both_ok = s->kind == LF_OUTCOME_OK && t->kind == LF_OUTCOME_OK;
-    bool class_loss = c->loss != LF_LOSS_BCE_WITH_LOGITS;
+    bool class_loss = lf_loss_has_classes(c->loss);
     if (cpu && both_ok && class_loss && c->input.ndim == 1 && c->target.numel == 1 &&
         lf_load_i64(c->target.data, c->target.dtype, 0) == c->ignore_index && c->reduction == LF_REDUCTION_MEAN &&
         t->n == 1 && isnan(t->values[0]))
@@ -104,7 +104,7 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
     if (cpu && torch1 && both_ok && t->out_dtype == LF_F16 && c->reduction != LF_REDUCTION_NONE && t->n >= 1 &&
         isinf(t->values[0]))
         return "torch 1.13's CPU sums float16 in float16 and overflows; CUDA and the spec accumulate in float32";
-    if (torch1 && both_ok && c->loss == LF_LOSS_BCE_WITH_LOGITS && nan_where_number(s, t))
+    if (torch1 && both_ok && !lf_loss_has_classes(c->loss) && nan_where_number(s, t))
         return "torch 1.13's BCE-with-logits (max_val + log(exp(-max_val) + exp(-x - max_val))) gives NaN for an "
                "infinite logit, or one past the target dtype's range, where 2.x's log_sigmoid chain, which the "
                "spec follows, gives a number or inf";

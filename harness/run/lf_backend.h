@@ -1,7 +1,7 @@
 /* lf_backend.h - where kernels run: the CPU simulation ("sim") or, in builds
  * that have it, the GPU ("cuda"). The harness moves a case's tensors into
  * backend memory of exactly their size, so a kernel that strays outside a
- * buffer is caught: by ASan on the simulation, by guard regions on the GPU
+ * buffer is caught: by ASan on the simulation, by red zones on the GPU
  * (lf_canary.h). */
 #ifndef LF_BACKEND_H
 #define LF_BACKEND_H

@@ -1,4 +1,4 @@
-/* lf_canary.c - guard regions around kernel buffers (lf_canary.h). */
+/* lf_canary.c - red zones around kernel buffers (lf_canary.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ bool lf_canary_enabled(const lf_backend *be)
     return sim_canary;
 }
 
-/* A guard's contents: quiet NaNs of the dtype with a payload of 0xCA4A..., or
+/* A red zone's contents: quiet NaNs of the dtype with a payload of 0xCA4A..., or
  * 0xFE bytes; no zero byte, so a written 0 changes every byte. The element is
  * the low bytes of e (little-endian, as CUDA devices are). */
 static void pattern(unsigned char *g, lf_dtype t) { lf_poison_fill(g, G, t); }
@@ -40,7 +40,7 @@ void *lf_canary_add(lf_canary_list *l, const char *name, size_t bytes, lf_dtype 
 {
     const lf_backend *be = l->be;
     size_t g = l->on ? G : 0;
-    /* Fenced memory ends at a guard page: the back guard only fills the data
+    /* Fenced memory ends at a guard page: the back red zone only fills the data
      * up to G's alignment (DLPack's 256 bytes), so one byte more faults. */
     size_t back = be->fenced ? (bytes + G - 1) / G * G - bytes : g;
     if (l->n == LF_CANARY_MAX) return NULL;
@@ -53,14 +53,14 @@ void *lf_canary_add(lf_canary_list *l, const char *name, size_t bytes, lf_dtype 
     l->buf[l->n].name = name;
     l->n++; /* released by lf_canary_end even if a copy below fails */
     if (g) {
-        unsigned char guard[G];
-        pattern(guard, fill);
-        if (be->to_device(base, guard, G) || be->to_device(base + G + bytes, guard, back)) return NULL;
+        unsigned char red_zone[G];
+        pattern(red_zone, fill);
+        if (be->to_device(base, red_zone, G) || be->to_device(base + G + bytes, red_zone, back)) return NULL;
     }
     return src && be->to_device(base + g, src, bytes) ? NULL : base + g;
 }
 
-/* Appends to msg which bytes of one guard changed, widened to whole elements
+/* Appends to msg which bytes of one red zone changed, widened to whole elements
  * of the fill (a written value may share a byte with the pattern). */
 static void describe(char *msg, size_t len, const unsigned char *got, const unsigned char *want, size_t n,
                      size_t esz, bool front, const char *name, size_t bytes)
@@ -75,10 +75,10 @@ static void describe(char *msg, size_t len, const unsigned char *got, const unsi
     first -= first % esz;
     last += esz - 1 - last % esz;
     if (front)
-        snprintf(msg + used, len - used, "%sthe kernel wrote before the start of %s: front guard bytes %zu..%zu "
+        snprintf(msg + used, len - used, "%sthe kernel wrote before the start of %s: front red zone bytes %zu..%zu "
                  "changed (%zu..%zu bytes before it)", used ? "; " : "", name, first, last, G - first, G - last);
     else
-        snprintf(msg + used, len - used, "%sthe kernel wrote past the end of %s: back guard bytes %zu..%zu "
+        snprintf(msg + used, len - used, "%sthe kernel wrote past the end of %s: back red zone bytes %zu..%zu "
                  "changed (%s holds %zu bytes)", used ? "; " : "", name, first, last, name, bytes);
 }
 
@@ -89,7 +89,7 @@ bool lf_canary_check(const lf_canary_list *l, lf_result *r)
     for (int i = 0; l->on && i < l->n; i++) {
         const char *data = l->buf[i].data;
         size_t bytes = l->buf[i].bytes;
-        /* A guard that cannot be read says nothing; the caller's own reads fail too. */
+        /* A red zone that cannot be read says nothing; the caller's own reads fail too. */
         size_t nb = l->buf[i].back;
         if (l->be->to_host(front, data - G, G) || l->be->to_host(back, data + bytes, nb)) continue;
         lf_dtype t = l->buf[i].fill;

@@ -23,7 +23,7 @@ void *lf_device_copy(lf_canary_list *l, const char *name, const lf_tensor *t)
 bool lf_device_call_wants_grad(const lf_case *c)
 {
     return c->backward.values && lf_grad_required(c, LF_GRAD_INPUT) && c->input.numel > 0 &&
-           c->loss != LF_LOSS_LINEAR_CROSS_ENTROPY;
+           !lf_loss_of(c->loss)->fused_linear;
 }
 
 /* The upstream gradient in the result's dtype (its values are exact in every float dtype). */

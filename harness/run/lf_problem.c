@@ -19,11 +19,12 @@ void lf_problem_views(const lf_case *c, lf_problem *p)
     p->tg.dense = !tg->strided;
 }
 
-void lf_problem_init(const lf_case *c, lf_problem *p, int path)
+void lf_problem_init(const lf_case *c, lf_problem *p, int targets)
 {
     memset(p, 0, sizeof *p);
-    p->path = path;
-    p->log_softmax = c->loss == LF_LOSS_CROSS_ENTROPY;
+    p->targets = targets;
+    const lf_loss_info *L = lf_loss_of(c->loss);
+    p->log_softmax = L->log_softmax && !L->fused_linear; /* a fused linear's input is hidden states, not logits */
     p->reduction = c->reduction == LF_REDUCTION_NONE ? LF_RED_NONE
                  : c->reduction == LF_REDUCTION_SUM  ? LF_RED_SUM : LF_RED_MEAN;
     p->ignore_index = c->ignore_index;

@@ -9,7 +9,7 @@
 /* Zeroes p, sets `path`, and copies reduction, ignore_index, the dtypes and
  * the memory layout (lf_problem_views) of the case; N = C = S = 1 and the
  * output dtype is the input's. */
-void lf_problem_init(const lf_case *c, lf_problem *p, int path);
+void lf_problem_init(const lf_case *c, lf_problem *p, int targets);
 
 /* The input's dims and the views of input and target (strides, offsets). */
 void lf_problem_views(const lf_case *c, lf_problem *p);

@@ -63,8 +63,15 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_
  * beyond their rounding (NULL: exact, the input as given). */
 void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r);
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g);
-/* Fused linear + cross-entropy (lf_spec_linear.c): lf_spec_run's and
- * lf_spec_grad's answers for LF_LOSS_LINEAR_CROSS_ENTROPY. */
+/* The losses' hooks (harness/case/lf_losses.def; dispatched by
+ * lf_spec_losses.c): a loss's plan (lf_spec_plan.c), the run and gradients of
+ * a loss computed on its input as given, and of fused linear + cross-entropy
+ * (lf_spec_linear.c). */
+bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r);
+bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r);
+bool lf_spec_plan_bce(const lf_case *c, lf_problem *p, lf_result *r);
+void lf_spec_run_direct(const lf_case *c, lf_result *r);
+void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_linear_run(const lf_case *c, lf_result *r);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 

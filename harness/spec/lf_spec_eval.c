@@ -159,10 +159,10 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     bool scalar;
     int64_t n_out = lf_plan_out_numel(p, &scalar);
-    int64_t rows = p->path == LF_PATH_BCE ? p->N : p->one_d ? 1 : p->N * p->S;
+    int64_t rows = p->targets == LF_BINARY_TARGETS ? p->N : p->one_d ? 1 : p->N * p->S;
     /* One row of log-probabilities; an empty batch may name any C, and needs none. */
-    double *lp = rows > 0 && p->path != LF_PATH_BCE ? malloc(sizeof(double) * (size_t)(p->C + 1)) : NULL;
-    if (!lf_result_alloc_values(r, n_out, true) || (rows > 0 && p->path != LF_PATH_BCE && !lp)) {
+    double *lp = rows > 0 && p->targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(p->C + 1)) : NULL;
+    if (!lf_result_alloc_values(r, n_out, true) || (rows > 0 && p->targets != LF_BINARY_TARGETS && !lp)) {
         free(lp);
         lf_result_error(r, "internal", "MemoryError", "out of memory");
         return;
@@ -171,17 +171,17 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     r->out_dtype = p->out_dtype;
     /* Values are as exact as the coarsest dtype they passed through. */
     r->tol_dtype = lf_dtype_coarsest(c->input.dtype, p->out_dtype);
-    if (p->path != LF_PATH_CLASS) r->tol_dtype = lf_dtype_coarsest(r->tol_dtype, c->target.dtype);
+    if (p->targets != LF_CLASS_TARGETS) r->tol_dtype = lf_dtype_coarsest(r->tol_dtype, c->target.dtype);
     r->scalar = scalar;
-    double eps = p->path == LF_PATH_CLASS ? p->label_smoothing : 0;
+    double eps = p->targets == LF_CLASS_TARGETS ? p->label_smoothing : 0;
     row_terms sum = {0};
     for (int64_t i = 0; i < rows; i++) {
         row_terms t;
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
-        if (p->path == LF_PATH_BCE) t = bce_element(c, p, i);
+        if (p->targets == LF_BINARY_TARGETS) t = bce_element(c, p, i);
         else {
             double extra = lf_spec_row_log_softmax(c, p, base, lp);
-            t = p->path == LF_PATH_CLASS ? class_row(c, p, i, base, lp, extra) : prob_row(c, p, base, lp, extra);
+            t = p->targets == LF_CLASS_TARGETS ? class_row(c, p, i, base, lp, extra) : prob_row(c, p, base, lp, extra);
         }
         if (p->reduction == LF_RED_NONE) {
             put(r, i, eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth) : t.loss,
@@ -201,7 +201,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     bool mean = p->reduction == LF_RED_MEAN;
     /* empty: 0/0 = NaN; probabilities divide by input.numel() / C, and return
      * NaN for an input without elements (C = 0 too) */
-    if (p->path != LF_PATH_CLASS) div = mean ? (p->path == LF_PATH_PROB && p->C == 0 ? 0 : (double)rows) : 1;
+    if (p->targets != LF_CLASS_TARGETS) div = mean ? (p->targets == LF_PROB_TARGETS && p->C == 0 ? 0 : (double)rows) : 1;
     else if (mean && p->one_d) { /* the 1-D reduce kernel: ignored gives 0, zero weight NaN */
         v = sum.valid == 0 ? 0.0 : sum.w == 0 ? NAN : sum.loss / sum.w;
         mag = sum.w == 0 ? 0 : mag / fabs(sum.w);
@@ -219,7 +219,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     double terms = sum.mag + sum.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
     /* ... and a mean over a total weight float holds only as a subnormal is flushed or not */
     double acc_min = c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN;
-    bool subnormal_w = mean && p->path == LF_PATH_CLASS && sum.w != 0 && fabs(sum.w) < acc_min;
+    bool subnormal_w = mean && p->targets == LF_CLASS_TARGETS && sum.w != 0 && fabs(sum.w) < acc_min;
     if (sum.undecided || subnormal_w || (isfinite(terms) && terms > acc_max) || (isfinite(sum.w_mag) && sum.w_mag > acc_max))
         mag = LF_SCALE_UNDECIDED;
     put(r, 0, v, mag);
@@ -229,7 +229,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
  * that it is not, or -1. */
 static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
 {
-    if (p->path != LF_PATH_CLASS) return -1;
+    if (p->targets != LF_CLASS_TARGETS) return -1;
     int64_t rows = p->one_d ? 1 : p->N * p->S;
     for (int64_t i = 0; i < rows; i++) {
         int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
@@ -239,11 +239,7 @@ static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
     return -1;
 }
 
-void lf_spec_run(const lf_case *c, lf_result *r)
-{
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) lf_spec_linear_run(c, r);
-    else lf_spec_run_logits(c, NULL, r);
-}
+void lf_spec_run_direct(const lf_case *c, lf_result *r) { lf_spec_run_logits(c, NULL, r); }
 
 /* The device assert of `kernel_id` at target[bad], as CUDA reports it. */
 static void device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r)

@@ -152,11 +152,9 @@ static double smooth_weight_sum(const lf_case *c, const lf_problem *p, int64_t r
     return d;
 }
 
-void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS])
+void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS])
 {
-    for (int k = 0; k < LF_GRAD_PARTS; k++) lf_result_init(&g[k]);
-    if (c->loss == LF_LOSS_LINEAR_CROSS_ENTROPY) lf_spec_linear_grad(c, upstream, g);
-    else lf_spec_grad_logits(c, NULL, upstream, &g[LF_GRAD_INPUT]);
+    lf_spec_grad_logits(c, NULL, upstream, &g[LF_GRAD_INPUT]);
 }
 
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g)
@@ -165,9 +163,9 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     lf_result_init(g);
     if (!lf_spec_plan(c, &p, g)) return;
     p.logit_extra = logit_extra;
-    int64_t rows = p.path == LF_PATH_BCE ? p.N : p.one_d ? 1 : p.N * p.S;
-    double *lp = p.path != LF_PATH_BCE ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
-    if (!lf_result_alloc_values(g, c->input.numel, true) || (p.path != LF_PATH_BCE && !lp)) {
+    int64_t rows = p.targets == LF_BINARY_TARGETS ? p.N : p.one_d ? 1 : p.N * p.S;
+    double *lp = p.targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
+    if (!lf_result_alloc_values(g, c->input.numel, true) || (p.targets != LF_BINARY_TARGETS && !lp)) {
         free(lp);
         lf_result_error(g, "internal", "MemoryError", "out of memory");
         return;
@@ -175,25 +173,25 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     g->kind = LF_OUTCOME_OK;
     g->out_dtype = g->tol_dtype = c->input.dtype;
     /* probability and BCE targets enter the gradient in their own dtype (the forward's rule) */
-    if (p.path != LF_PATH_CLASS) g->tol_dtype = lf_dtype_coarsest(g->tol_dtype, c->target.dtype);
+    if (p.targets != LF_CLASS_TARGETS) g->tol_dtype = lf_dtype_coarsest(g->tol_dtype, c->target.dtype);
     for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
     bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
-    double d_mag = 0, d = p.path == LF_PATH_CLASS ? class_weight_sum(c, &p, rows, &d_mag) : (double)rows;
-    double d_s = p.path == LF_PATH_CLASS && p.label_smoothing > 0 ? smooth_weight_sum(c, &p, rows) : d;
+    double d_mag = 0, d = p.targets == LF_CLASS_TARGETS ? class_weight_sum(c, &p, rows, &d_mag) : (double)rows;
+    double d_s = p.targets == LF_CLASS_TARGETS && p.label_smoothing > 0 ? smooth_weight_sum(c, &p, rows) : d;
     grad_ctx x = {c, &p, g, lp, 0, 0};
-    for (int64_t k = 0; p.path == LF_PATH_CLASS && p.label_smoothing > 0 && k < p.C; k++) {
+    for (int64_t k = 0; p.targets == LF_CLASS_TARGETS && p.label_smoothing > 0 && k < p.C; k++) {
         x.W += lf_spec_weight(c, k);
         x.W_mag += fabs(lf_spec_weight(c, k));
     }
     for (int64_t i = 0; i < rows; i++) {
         double up = none ? upstream[i] : mean ? upstream[0] / d : upstream[0];
         int64_t base = (i / p.S) * p.C * p.S + i % p.S;
-        if (p.path == LF_PATH_BCE) {
+        if (p.targets == LF_BINARY_TARGETS) {
             bce_element(&x, i, up);
             continue;
         }
         double extra = lf_spec_row_log_softmax(c, &p, base, lp);
-        if (p.path == LF_PATH_PROB) {
+        if (p.targets == LF_PROB_TARGETS) {
             prob_row(&x, base, up, extra);
             continue;
         }

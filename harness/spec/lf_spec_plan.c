@@ -34,7 +34,7 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                         (long long)in->shape[0], (long long)tg->shape[0]);
         return false;
     }
-    lf_problem_init(c, p, LF_PATH_CLASS);
+    lf_problem_init(c, p, LF_CLASS_TARGETS);
     lf_problem_layout(in, p);
     p->label_smoothing = smoothing;
     lf_problem_class_out_dtype(c, p);
@@ -128,7 +128,7 @@ static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
         lf_result_error(r, "input_dim", "IndexError", "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
         return false;
     }
-    lf_problem_init(c, p, LF_PATH_PROB);
+    lf_problem_init(c, p, LF_PROB_TARGETS);
     lf_problem_layout(in, p);
     if (w->present && (w->ndim != 1 || w->numel != p->C)) {
         char wshape[128];
@@ -164,7 +164,7 @@ static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
                         lf_torch_type_name(in->dtype), lf_torch_type_name(tg->dtype));
         return false;
     }
-    lf_problem_init(c, p, LF_PATH_BCE);
+    lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
     const lf_tensor *extra[2] = {&c->pos_weight, &c->weight};
     int64_t *strides[2] = {p->pw_stride, p->w_stride};
@@ -181,21 +181,19 @@ static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
     return true;
 }
 
-bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r)
+bool lf_spec_plan_bce(const lf_case *c, lf_problem *p, lf_result *r) { return plan_bce(c, p, r); }
+
+bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r)
 {
-    memset(p, 0, sizeof *p);
-    if (c->reduction == LF_REDUCTION_INVALID) { /* Python's _Reduction.get_enum runs first */
-        lf_result_error(r, "reduction_invalid", "ValueError", "%s is not a valid value for reduction", c->reduction_name);
+    if (c->input.ndim < 1) {
+        lf_result_error(r, "input_dim", "ValueError", "Expected 1 or more dimensions (got 0)");
         return false;
     }
-    if (c->loss == LF_LOSS_BCE_WITH_LOGITS) return plan_bce(c, p, r);
-    if (c->loss == LF_LOSS_NLL) {
-        if (c->input.ndim < 1) {
-            lf_result_error(r, "input_dim", "ValueError", "Expected 1 or more dimensions (got 0)");
-            return false;
-        }
-        return plan_nll(c, p, r, 0);
-    }
+    return plan_nll(c, p, r, 0);
+}
+
+bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r)
+{
     if (lf_same_shape(&c->input, &c->target)) return plan_prob(c, p, r);
     if (c->label_smoothing > 1.0) {
         lf_result_error(r, "label_smoothing_range", "RuntimeError", "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
@@ -210,14 +208,14 @@ bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r)
 
 int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar)
 {
-    *scalar = p->reduction != LF_RED_NONE || p->one_d || (p->path == LF_PATH_BCE && p->ndim == 0);
+    *scalar = p->reduction != LF_RED_NONE || p->one_d || (p->targets == LF_BINARY_TARGETS && p->ndim == 0);
     if (*scalar) return 1;
-    return p->path == LF_PATH_BCE ? p->N : p->N * p->S;
+    return p->targets == LF_BINARY_TARGETS ? p->N : p->N * p->S;
 }
 
 int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p)
 {
-    if (p->path != LF_PATH_CLASS) return -1; /* probability targets and BCE never assert */
+    if (p->targets != LF_CLASS_TARGETS) return -1; /* probability targets and BCE never assert */
     int64_t rows = p->one_d ? 1 : p->N * p->S;
     for (int64_t i = 0; i < rows; i++) {
         int64_t t = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
@@ -240,7 +238,7 @@ int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    if (!(p->path == LF_PATH_CLASS && p->label_smoothing > 0 && w->present)) return false;
+    if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0 && w->present)) return false;
     /* The smoothing term views the weight as [1, .., weight.size(0), .., 1]:
      * nll_loss counted its elements only, this needs them along dim 0. */
     if (w->ndim == 0) {

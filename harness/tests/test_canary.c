@@ -1,4 +1,4 @@
-/* test_canary.c - the guard regions (lf_canary.h) on the simulation: fake
+/* test_canary.c - the red zones (lf_canary.h) on the simulation: fake
  * backends whose kernels write or read one element outside a buffer, and a
  * correct one, whose values the canaries must not change. */
 #include <math.h>
@@ -104,12 +104,12 @@ static void write_past_out_is_oob_write(void **state)
     (void)state;
     lf_backend be = fake(writes_past_out);
     lf_result r = reference_of(&be, CASE("float32", "int64", "sum"));
-    expect_oob_write(&r, "the kernel wrote past the end of out: back guard bytes 0..3 changed (out holds 4 bytes)");
+    expect_oob_write(&r, "the kernel wrote past the end of out: back red zone bytes 0..3 changed (out holds 4 bytes)");
     r = reference_of(&be, CASE("float64", "int64", "sum"));
-    expect_oob_write(&r, "past the end of out: back guard bytes 0..7 changed (out holds 8 bytes)");
+    expect_oob_write(&r, "past the end of out: back red zone bytes 0..7 changed (out holds 8 bytes)");
     be = fake(writes_before_out);
     r = reference_of(&be, CASE("float16", "int64", "sum"));
-    expect_oob_write(&r, "the kernel wrote before the start of out: front guard bytes 254..255 changed "
+    expect_oob_write(&r, "the kernel wrote before the start of out: front red zone bytes 254..255 changed "
                          "(2..1 bytes before it)");
 }
 
@@ -122,7 +122,7 @@ static void validation_write_past_stats_is_oob_write(void **state)
     lf_result r;
     lf_test_case(&c, CASE("float32", "int64", "mean"));
     lf_guard_run(&c, &be, &r);
-    expect_oob_write(&r, "past the end of target_stats: back guard bytes 0..7 changed");
+    expect_oob_write(&r, "past the end of target_stats: back red zone bytes 0..7 changed");
     lf_case_free(&c);
 }
 

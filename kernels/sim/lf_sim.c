@@ -52,7 +52,7 @@ static int sim_block_lanes(const lf_problem *p)
     uint64_t eps;
     memcpy(&eps, &p->label_smoothing, sizeof eps);
     h ^= (uint64_t)p->ignore_index * 0x165667B19E3779F9u ^ eps;
-    h ^= (uint64_t)(p->path | p->log_softmax << 2 | p->reduction << 3 | p->in_dtype << 5 | p->tgt_dtype << 9 |
+    h ^= (uint64_t)(p->targets | p->log_softmax << 2 | p->reduction << 3 | p->in_dtype << 5 | p->tgt_dtype << 9 |
                     p->has_weight << 13 | p->one_d << 14) << 17;
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9u;

@@ -22,6 +22,7 @@ except Exception as exc:  # ImportError, or OSError from a broken install
     print("SKIP: %s cannot import torch: %s" % (sys.executable, exc))
     sys.exit(77)
 
+DESCRIBE = None  # `lossfuzz describe --json`, read in main()
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lossfuzz_worker.py")
 TIMEOUT_S = 60  # import torch takes a few seconds
 failures = []
@@ -51,7 +52,7 @@ class Worker:
             for target, fd in enumerate(src, 3):
                 os.dup2(fd, target)
 
-        self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.DEVNULL, stdout=self.log,
+        self.proc = subprocess.Popen([sys.executable, WORKER, "--describe", DESCRIBE], stdin=subprocess.DEVNULL, stdout=self.log,
                                      stderr=subprocess.STDOUT, preexec_fn=move_fds, close_fds=False, env=env)
         for fd in src:
             os.close(fd)
@@ -248,6 +249,9 @@ def test_errors(w):
 
 
 def main():
+    global DESCRIBE
+    # the loss table, from the C side as the executor gives it (argv[1]: the lossfuzz command)
+    DESCRIBE = subprocess.run([sys.argv[1], "describe", "--json"], check=True, capture_output=True, text=True).stdout
     w = Worker()
     hello = w.line()
     check(hello == {"hello": "lossfuzz-worker", "protocol": 1, "paths": ["torch"], "device": "cpu",
@@ -276,6 +280,12 @@ def main():
         w = Worker(env=dict(os.environ, PYTHONPATH=fake))
         rc, log = w.finish(close=False)
     check(rc == 2 and "cannot import torch" in log, "torch missing: exit 2, says why", (rc, log))
+
+    # A --describe that is not lossfuzz describe --json's: exit 2, saying so.
+    DESCRIBE, good = '{"losses": 1}', DESCRIBE
+    rc, log = Worker().finish(close=False)
+    check(rc == 2 and "--describe" in log, "a broken --describe: exit 2, says why", (rc, log))
+    DESCRIBE = good
 
     print("%d failed" % len(failures) if failures else "all passed")
     return 1 if failures else 0

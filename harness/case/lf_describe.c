@@ -1,0 +1,43 @@
+/* lf_describe.c - the facts the Python worker reads from the C side, as JSON
+ * (`lossfuzz describe --json`; the executor hands them to each worker). */
+#include "lf_describe.h"
+
+#include <string.h>
+
+#include "lf_case.h"
+#include "lf_errors.h"
+
+static json_t *words(const char *text) /* "input target" -> ["input", "target"] */
+{
+    json_t *a = json_array();
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        json_array_append_new(a, json_string(w));
+    return a;
+}
+
+static json_t *loss_json(const lf_loss_info *L)
+{
+    static const char *const target_kinds[] = {[LF_CLASS_TARGETS] = "class", [LF_PROB_TARGETS] = "prob",
+                                               [LF_BINARY_TARGETS] = "binary"};
+    json_t *targets = json_array(), *options = json_array();
+    for (int k = 0; k < (int)(sizeof target_kinds / sizeof *target_kinds); k++)
+        if (L->targets & LF_TAKES(k)) json_array_append_new(targets, json_string(target_kinds[k]));
+    for (int k = 0; k < LF_OPT_COUNT; k++)
+        if (L->options & (1u << k)) json_array_append_new(options, json_string(lf_option_names[k]));
+    return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o}", "name", L->name, "targets", targets, "options", options,
+                     "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional", words(L->positional));
+}
+
+json_t *lf_describe(void)
+{
+    json_t *losses = json_array(), *dtypes = json_array(), *errors = json_array();
+    for (int l = 0; l < LF_LOSS_COUNT; l++) json_array_append_new(losses, loss_json(lf_loss_of((lf_loss)l)));
+    for (int t = 0; t < LF_DTYPE_COUNT; t++) json_array_append_new(dtypes, json_string(lf_dtype_name((lf_dtype)t)));
+    const char *name;
+    lf_error_source source;
+    for (int i = 0; (name = lf_error_at(i, &source, NULL, NULL)); i++)
+        json_array_append_new(errors, json_pack("{s:s, s:s}", "name", name, "source", lf_error_source_names[source]));
+    return json_pack("{s:o, s:o, s:o}", "losses", losses, "dtypes", dtypes, "errors", errors);
+}

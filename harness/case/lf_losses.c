@@ -1,0 +1,27 @@
+/* lf_losses.c - the losses' table (lf_losses.def) for the case model. */
+#include "lf_losses.h"
+
+#include <string.h>
+
+/* The columns other floors read are not expanded here. */
+static const lf_loss_info losses[LF_LOSS_COUNT] = {
+#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, ...)                                                    \
+    [LF_LOSS_##ID] = {NAME, TARGETS, OPTIONS, ((FLAGS) & LF_LOSS_LOG_SOFTMAX) != 0, ((FLAGS) & LF_LOSS_FUSED_LINEAR) != 0, \
+                      POSITIONAL},
+#include "lf_losses.def"
+#undef LF_LOSS
+};
+
+const char *const lf_option_names[LF_OPT_COUNT] = {"weight", "ignore_index", "label_smoothing", "pos_weight",
+                                                   "linear_bias"};
+
+const lf_loss_info *lf_loss_of(lf_loss l) { return &losses[l < LF_LOSS_COUNT ? l : 0]; }
+const char *lf_loss_name(lf_loss l) { return l < LF_LOSS_COUNT ? losses[l].name : "?"; }
+bool lf_loss_has_classes(lf_loss l) { return (lf_loss_of(l)->targets & LF_TAKES(LF_CLASS_TARGETS)) != 0; }
+
+bool lf_loss_parse(const char *name, lf_loss *out)
+{
+    for (int l = 0; l < LF_LOSS_COUNT; l++)
+        if (!strcmp(name, losses[l].name)) { *out = (lf_loss)l; return true; }
+    return false;
+}
