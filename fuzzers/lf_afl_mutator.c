@@ -22,14 +22,17 @@ void *afl_custom_init(void *afl, unsigned int seed)
     return st;
 }
 
-size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_buf,
-                       uint8_t *add_buf, size_t add_buf_size, size_t max_size)
+size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_buf, uint8_t *add_buf,
+                       size_t add_buf_size, size_t max_size)
 {
     lf_afl_state *st = data;
     size_t cap = max_size > buf_size ? max_size : buf_size;
     if (cap > st->cap) {
         uint8_t *grown = realloc(st->buf, cap);
-        if (!grown) { *out_buf = buf; return buf_size; }
+        if (!grown) {
+            *out_buf = buf;
+            return buf_size;
+        }
         st->buf = grown;
         st->cap = cap;
     }

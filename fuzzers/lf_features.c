@@ -19,7 +19,10 @@
 /* Distinct, not folded into a table: one call per case. */
 __attribute__((noinline)) static void hit(volatile int k) { (void)k; }
 
-#define CASE1(n) case (n): hit(n); break;
+#define CASE1(n)                                                                                                       \
+    case (n):                                                                                                          \
+        hit(n);                                                                                                        \
+        break;
 #define CASE4(n) CASE1(n) CASE1((n) + 1) CASE1((n) + 2) CASE1((n) + 3)
 #define CASE16(n) CASE4(n) CASE4((n) + 4) CASE4((n) + 8) CASE4((n) + 12)
 #define CASE64(n) CASE16(n) CASE16((n) + 16) CASE16((n) + 32) CASE16((n) + 48)
@@ -65,17 +68,25 @@ _Static_assert(LF_LOSS_COUNT * 32 <= 256, "lf_fuzz_features: a loss past the swi
 
 void lf_fuzz_features(const lf_case *c)
 {
-    int loss = (int)c->loss;                                       /* LF_LOSS_COUNT */
-    int red = (int)c->reduction;                                   /* 4 */
-    int layout = c->input.strided + 2 * c->target.strided;         /* 4 */
-    int spatial = c->input.ndim >= 3;                              /* 2 */
+    int loss = (int)c->loss;                                           /* LF_LOSS_COUNT */
+    int red = (int)c->reduction;                                       /* 4 */
+    int layout = c->input.strided + 2 * c->target.strided;             /* 4 */
+    int spatial = c->input.ndim >= 3;                                  /* 2 */
     int classes = classes_bucket(c), weight = weight_kind(&c->weight); /* 5, 4 */
-    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;         /* < LF_LOSS_COUNT * 32 */
-    int b = classes * 4 + weight;                                  /* < 20 */
-    switch (a) { CASE64(0) CASE64(64) CASE64(128) CASE64(192) default: break; }
-    switch (b * 4 + weight_kind(&c->pos_weight)) { CASE64(0) CASE16(64) default: break; }
-    switch (b * 4 + red) { CASE64(0) CASE16(64) default: break; }
-    switch ((classes * 4 + label_bucket(c)) * 4 + weight) { CASE64(0) CASE16(64) default: break; }
+    int a = ((loss * 4 + red) * 4 + layout) * 2 + spatial;             /* < LF_LOSS_COUNT * 32 */
+    int b = classes * 4 + weight;                                      /* < 20 */
+    switch (a) {
+        CASE64(0) CASE64(64) CASE64(128) CASE64(192) default : break;
+    }
+    switch (b * 4 + weight_kind(&c->pos_weight)) {
+        CASE64(0) CASE16(64) default : break;
+    }
+    switch (b * 4 + red) {
+        CASE64(0) CASE16(64) default : break;
+    }
+    switch ((classes * 4 + label_bucket(c)) * 4 + weight) {
+        CASE64(0) CASE16(64) default : break;
+    }
 }
 
 static struct {

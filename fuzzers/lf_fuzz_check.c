@@ -117,11 +117,15 @@ static void inject(const lf_case *c, const uint8_t *data, size_t size)
 {
     static const char *mode;
     static bool read_env;
-    if (!read_env) { mode = getenv("LOSSFUZZ_INJECT"); read_env = true; }
+    if (!read_env) {
+        mode = getenv("LOSSFUZZ_INJECT");
+        read_env = true;
+    }
     if (!mode) return;
     if (!strcmp(mode, "finding")) report(c, "selftest/injected", "LOSSFUZZ_INJECT=finding", data, size);
     if (!strcmp(mode, "crash")) raise(SIGSEGV);
-    if (!strcmp(mode, "hang")) for (;;) pause();
+    if (!strcmp(mode, "hang"))
+        for (;;) pause();
 }
 
 /* $LOSSFUZZ_NO_BACKWARD=1 (ci/bench-throughput.sh): forward only, so a

@@ -31,8 +31,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     return lf_mutate(lf_fuzz_target, data, size, max_size, seed, LLVMFuzzerMutate);
 }
 
-size_t LLVMFuzzerCustomCrossOver(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size,
-                                 uint8_t *out, size_t max_out_size, unsigned int seed)
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out,
+                                 size_t max_out_size, unsigned int seed)
 {
     return lf_cross_over(a, a_size, b, b_size, out, max_out_size, seed);
 }

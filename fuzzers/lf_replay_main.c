@@ -34,7 +34,10 @@ static void on_fatal(int sig)
 static int run_child(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) { fprintf(stderr, "replay: %s: %s\n", path, strerror(errno)); return 2; }
+    if (!f) {
+        fprintf(stderr, "replay: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
     size_t cap = 1 << 16, size = 0, n;
     uint8_t *data = malloc(cap);
     while (data && (n = fread(data + size, 1, cap - size, f)) > 0) {
@@ -59,7 +62,10 @@ static int replay_one(const char *path, unsigned timeout)
 {
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) { perror("replay: fork"); return 1; }
+    if (pid < 0) {
+        perror("replay: fork");
+        return 1;
+    }
     if (pid == 0) {
         alarm(timeout);
         _exit(run_child(path));
@@ -86,12 +92,15 @@ static void replay_path(const char *path, unsigned timeout, int *passed, int *fa
         return;
     }
     DIR *d = opendir(path);
-    if (!d) { fprintf(stderr, "FAIL %s: cannot open directory\n", path); (*failed)++; return; }
+    if (!d) {
+        fprintf(stderr, "FAIL %s: cannot open directory\n", path);
+        (*failed)++;
+        return;
+    }
     char **names = NULL;
     size_t n = 0;
     for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.' || !strcmp(e->d_name, "CMakeLists.txt") || !strcmp(e->d_name, "README.md"))
-            continue;
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "CMakeLists.txt") || !strcmp(e->d_name, "README.md")) continue;
         names = realloc(names, sizeof *names * (n + 1));
         names[n] = malloc(strlen(path) + strlen(e->d_name) + 2);
         sprintf(names[n++], "%s/%s", path, e->d_name);
@@ -109,7 +118,10 @@ int main(int argc, char **argv)
 {
     unsigned timeout = 30;
     int passed = 0, failed = 0, first = 1;
-    if (argc > 2 && !strcmp(argv[1], "--timeout")) { timeout = (unsigned)atoi(argv[2]); first = 3; }
+    if (argc > 2 && !strcmp(argv[1], "--timeout")) {
+        timeout = (unsigned)atoi(argv[2]);
+        first = 3;
+    }
     if (first >= argc || !strcmp(argv[1], "--help")) {
         fprintf(stderr, "usage: %s [--timeout SECONDS] FILE|DIR...\n", argv[0]);
         return first >= argc ? 2 : 0;

@@ -11,11 +11,17 @@
 
 /* Loads and stores through memcpy: a mapped dump's arrays need not be aligned
  * to their element size, and memcpy of a constant size is a plain move. */
-#define LF_DEFINE_ACCESS(T, name)                                                     \
-    LF_DEVICE T lf_load_##name(const void *p, int64_t i)                              \
-    { T v; memcpy(&v, (const char *)p + (size_t)i * sizeof(T), sizeof(T)); return v; } \
-    LF_DEVICE void lf_store_##name(void *p, int64_t i, T v)                           \
-    { memcpy((char *)p + (size_t)i * sizeof(T), &v, sizeof(T)); }
+#define LF_DEFINE_ACCESS(T, name)                                                                                      \
+    LF_DEVICE T lf_load_##name(const void *p, int64_t i)                                                               \
+    {                                                                                                                  \
+        T v;                                                                                                           \
+        memcpy(&v, (const char *)p + (size_t)i * sizeof(T), sizeof(T));                                                \
+        return v;                                                                                                      \
+    }                                                                                                                  \
+    LF_DEVICE void lf_store_##name(void *p, int64_t i, T v)                                                            \
+    {                                                                                                                  \
+        memcpy((char *)p + (size_t)i * sizeof(T), &v, sizeof(T));                                                      \
+    }
 LF_DEFINE_ACCESS(int64_t, i64_at)
 LF_DEFINE_ACCESS(int32_t, i32_at)
 LF_DEFINE_ACCESS(uint8_t, u8_at)
@@ -38,11 +44,7 @@ LF_DEFINE_ACCESS(float, f32_at)
 #define LF_STORE_float lf_store_f32_at
 
 /* Floating types first: lf_dtype_is_float relies on the order. */
-typedef enum {
-    LF_F64, LF_F32, LF_F16, LF_BF16,
-    LF_I64, LF_I32, LF_U8, LF_BOOL,
-    LF_DTYPE_COUNT
-} lf_dtype;
+typedef enum { LF_F64, LF_F32, LF_F16, LF_BF16, LF_I64, LF_I32, LF_U8, LF_BOOL, LF_DTYPE_COUNT } lf_dtype;
 
 /* Bytes per element. */
 LF_HOST_DEVICE int lf_elem_size(int t)

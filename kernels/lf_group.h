@@ -33,18 +33,18 @@
 #define LF_BLOCK_ROW 2048 /* rows wider than this get a block: a warp would take 64 elements a lane */
 
 typedef struct {
-    int lanes;           /* lanes of this group (simulation: the slots it runs) */
-    int lane;            /* this thread's lane (CUDA); 0 on the simulation, but for a flush's followers */
+    int lanes;            /* lanes of this group (simulation: the slots it runs) */
+    int lane;             /* this thread's lane (CUDA); 0 on the simulation, but for a flush's followers */
     int64_t index, count; /* this group, and the groups in the grid (grid-stride over rows) */
-    int flush;           /* simulation: the block of a flush, its lanes the launch's threads */
+    int flush;            /* simulation: the block of a flush, its lanes the launch's threads */
 } lf_group;
 
 /* The warps' results (one value each, in order) merged into dst: the step
  * across warps of a block group's combine, on CUDA through shared memory. */
-#define LF_WARPS_MERGE(dst, warps, n_warps, MERGE)                                                \
-    do {                                                                                           \
-        (dst) = (warps)[0];                                                                        \
-        for (int lf_w_ = 1; lf_w_ < (n_warps); lf_w_++) MERGE(&(dst), &(warps)[lf_w_]);            \
+#define LF_WARPS_MERGE(dst, warps, n_warps, MERGE)                                                                     \
+    do {                                                                                                               \
+        (dst) = (warps)[0];                                                                                            \
+        for (int lf_w_ = 1; lf_w_ < (n_warps); lf_w_++) MERGE(&(dst), &(warps)[lf_w_]);                                \
     } while (0)
 
 /* The lanes a row of C classes gets, its classes cs elements apart: a thread
@@ -90,21 +90,21 @@ LF_DEVICE void lf_shfl_xor_words(void *dst, const void *src, int n, int off)
     for (int i = 0; i < n; i++) d[i] = __shfl_xor_sync(0xffffffffu, s[i], off);
 }
 
-#define LF_GROUP_COMBINE(g, T, slots, MERGE)                                                   \
-    do {                                                                                       \
-        int lf_width_ = (g).lanes < LF_WARP ? (g).lanes : LF_WARP;                             \
-        for (int lf_off_ = lf_width_ / 2; lf_off_ > 0; lf_off_ /= 2) {                         \
-            T lf_other_;                                                                       \
-            lf_shfl_xor_words(&lf_other_, &(slots)[0], (int)(sizeof(T) / 4), lf_off_);         \
-            MERGE(&(slots)[0], &lf_other_);                                                    \
-        }                                                                                      \
-        if ((g).lanes > LF_WARP) { /* the group is the block: warp results via shared memory */ \
-            __shared__ T lf_warps_[LF_BLOCK / LF_WARP];                                        \
-            if (threadIdx.x % LF_WARP == 0) lf_warps_[threadIdx.x / LF_WARP] = (slots)[0];     \
-            __syncthreads();                                                                   \
-            LF_WARPS_MERGE((slots)[0], lf_warps_, LF_BLOCK / LF_WARP, MERGE);                  \
-            __syncthreads(); /* lf_warps_ is reused by the next row */                        \
-        }                                                                                      \
+#define LF_GROUP_COMBINE(g, T, slots, MERGE)                                                                           \
+    do {                                                                                                               \
+        int lf_width_ = (g).lanes < LF_WARP ? (g).lanes : LF_WARP;                                                     \
+        for (int lf_off_ = lf_width_ / 2; lf_off_ > 0; lf_off_ /= 2) {                                                 \
+            T lf_other_;                                                                                               \
+            lf_shfl_xor_words(&lf_other_, &(slots)[0], (int)(sizeof(T) / 4), lf_off_);                                 \
+            MERGE(&(slots)[0], &lf_other_);                                                                            \
+        }                                                                                                              \
+        if ((g).lanes > LF_WARP) { /* the group is the block: warp results via shared memory */                        \
+            __shared__ T lf_warps_[LF_BLOCK / LF_WARP];                                                                \
+            if (threadIdx.x % LF_WARP == 0) lf_warps_[threadIdx.x / LF_WARP] = (slots)[0];                             \
+            __syncthreads();                                                                                           \
+            LF_WARPS_MERGE((slots)[0], lf_warps_, LF_BLOCK / LF_WARP, MERGE);                                          \
+            __syncthreads(); /* lf_warps_ is reused by the next row */                                                 \
+        }                                                                                                              \
     } while (0)
 #else
 /* The simulation's warp: 4 lanes, CUDA's 32 scaled down by 8 as its block of
@@ -126,8 +126,10 @@ int lf_sim_flush_lane(int threads);          /* checks a flush's block; this thr
 
 LF_DEVICE lf_group lf_group_here(int lanes)
 {
-    lf_group g = {lanes > LF_WARP ? lf_sim_block_lanes : lanes > 1 ? LF_SIM_WARP : 1, 0, lf_thread_index(),
-                  lf_thread_count(), 0};
+    lf_group g = {lanes > LF_WARP ? lf_sim_block_lanes
+                  : lanes > 1     ? LF_SIM_WARP
+                                  : 1,
+                  0, lf_thread_index(), lf_thread_count(), 0};
     return g;
 }
 
@@ -145,30 +147,30 @@ LF_DEVICE lf_group lf_block_group(void)
  * value in the block's slots (lf_block_) and only the last, which finds them
  * all there, combines them and leads; the others are not leaders. A swap
  * merges lane l with lane l ^ off both ways, as a shuffle does. */
-#define LF_GROUP_COMBINE(g, T, slots, MERGE)                                                       \
-    do {                                                                                           \
-        static _Thread_local T lf_block_[LF_SIM_THREADS];                                          \
-        T *lf_s_ = (slots), lf_t_;                                                                 \
-        int lf_n_ = (g).lanes;                                                                     \
-        if ((g).flush && lf_n_ > 0) { /* lanes > 0: the compiler then sees slot 0 written */    \
-            lf_block_[lf_sim_flush_lane(lf_n_)] = (slots)[0];                                      \
-            (g).lane = (int)(lf_n_ - 1 - lf_thread_index());                                       \
-            if ((g).lane != 0) break;                                                              \
-            lf_s_ = lf_block_;                                                                     \
-        }                                                                                          \
-        for (int lf_off_ = (lf_n_ < LF_SIM_WARP ? lf_n_ : LF_SIM_WARP) / 2; lf_off_ > 0; lf_off_ /= 2) \
-            for (int lf_l_ = 0; lf_l_ < lf_n_; lf_l_++) {                                          \
-                if (lf_l_ & lf_off_) continue;                                                     \
-                lf_t_ = lf_s_[lf_l_];                                                              \
-                MERGE(&lf_s_[lf_l_], &lf_s_[lf_l_ | lf_off_]);                                     \
-                MERGE(&lf_s_[lf_l_ | lf_off_], &lf_t_);                                            \
-            }                                                                                      \
-        if (lf_n_ > LF_SIM_WARP) { /* the warps' first lanes through the block's "shared memory" */ \
-            T lf_warps_[LF_LANE_SLOTS / LF_SIM_WARP];                                              \
-            for (int lf_w_ = 0; lf_w_ < lf_n_ / LF_SIM_WARP; lf_w_++) lf_warps_[lf_w_] = lf_s_[lf_w_ * LF_SIM_WARP]; \
-            LF_WARPS_MERGE(lf_s_[0], lf_warps_, lf_n_ / LF_SIM_WARP, MERGE);                       \
-        }                                                                                          \
-        (slots)[0] = lf_s_[0];                                                                     \
+#define LF_GROUP_COMBINE(g, T, slots, MERGE)                                                                           \
+    do {                                                                                                               \
+        static _Thread_local T lf_block_[LF_SIM_THREADS];                                                              \
+        T *lf_s_ = (slots), lf_t_;                                                                                     \
+        int lf_n_ = (g).lanes;                                                                                         \
+        if ((g).flush && lf_n_ > 0) { /* lanes > 0: the compiler then sees slot 0 written */                           \
+            lf_block_[lf_sim_flush_lane(lf_n_)] = (slots)[0];                                                          \
+            (g).lane = (int)(lf_n_ - 1 - lf_thread_index());                                                           \
+            if ((g).lane != 0) break;                                                                                  \
+            lf_s_ = lf_block_;                                                                                         \
+        }                                                                                                              \
+        for (int lf_off_ = (lf_n_ < LF_SIM_WARP ? lf_n_ : LF_SIM_WARP) / 2; lf_off_ > 0; lf_off_ /= 2)                 \
+            for (int lf_l_ = 0; lf_l_ < lf_n_; lf_l_++) {                                                              \
+                if (lf_l_ & lf_off_) continue;                                                                         \
+                lf_t_ = lf_s_[lf_l_];                                                                                  \
+                MERGE(&lf_s_[lf_l_], &lf_s_[lf_l_ | lf_off_]);                                                         \
+                MERGE(&lf_s_[lf_l_ | lf_off_], &lf_t_);                                                                \
+            }                                                                                                          \
+        if (lf_n_ > LF_SIM_WARP) { /* the warps' first lanes through the block's "shared memory" */                    \
+            T lf_warps_[LF_LANE_SLOTS / LF_SIM_WARP];                                                                  \
+            for (int lf_w_ = 0; lf_w_ < lf_n_ / LF_SIM_WARP; lf_w_++) lf_warps_[lf_w_] = lf_s_[lf_w_ * LF_SIM_WARP];   \
+            LF_WARPS_MERGE(lf_s_[0], lf_warps_, lf_n_ / LF_SIM_WARP, MERGE);                                           \
+        }                                                                                                              \
+        (slots)[0] = lf_s_[0];                                                                                         \
     } while (0)
 #endif
 
@@ -182,7 +184,9 @@ LF_DEVICE void lf_max_merge(double *a, const double *b) { *a = (*b > *a || *b !=
 
 /* Sums of a few doubles (a kernel's accumulators, a row's partial sums). */
 #define LF_SUMS_MAX 6
-typedef struct { double v[LF_SUMS_MAX]; } lf_sums;
+typedef struct {
+    double v[LF_SUMS_MAX];
+} lf_sums;
 LF_DEVICE void lf_sums_merge(lf_sums *a, const lf_sums *b)
 {
     for (int i = 0; i < LF_SUMS_MAX; i++) a->v[i] += b->v[i];
@@ -191,7 +195,9 @@ LF_DEVICE void lf_sums_merge(lf_sums *a, const lf_sums *b)
 /* Online log-sum-exp of a row, as (max, sum of exp(x - max)). PyTorch's
  * semantics survive the merge: a NaN anywhere poisons the sum, and two halves
  * whose max is -inf (all masked) merge to a sum of 0, never exp(-inf - -inf). */
-typedef struct { double max, sum; } lf_lse_part;
+typedef struct {
+    double max, sum;
+} lf_lse_part;
 LF_DEVICE void lf_lse_merge(lf_lse_part *a, const lf_lse_part *b)
 {
     double m = a->max > b->max ? a->max : b->max;
@@ -206,7 +212,10 @@ LF_DEVICE void lf_load16(const void *p, int64_t at, uint32_t w[4])
 {
 #if LF_IS_CUDA
     uint4 v = *(const uint4 *)((const char *)p + at);
-    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
 #else
     memcpy(w, (const char *)p + at, 16);
 #endif

@@ -24,21 +24,21 @@ enum { LF_RED_NONE, LF_RED_MEAN, LF_RED_SUM };
 /* PyTorch's kernels whose asserts users see, and the asserted conditions. */
 typedef enum {
     LF_K_NONE,
-    LF_K_NLL_NO_REDUCE,     /* nll_loss_forward_no_reduce_cuda_kernel */
-    LF_K_NLL_REDUCE_1D,     /* nll_loss_forward_reduce_cuda_kernel_1d */
-    LF_K_NLL_REDUCE_2D,     /* nll_loss_forward_reduce_cuda_kernel_2d */
-    LF_K_NLL2D_NO_REDUCE,   /* nll_loss2d_forward_no_reduce_kernel */
-    LF_K_NLL2D_REDUCE,      /* nll_loss2d_forward_kernel */
+    LF_K_NLL_NO_REDUCE,   /* nll_loss_forward_no_reduce_cuda_kernel */
+    LF_K_NLL_REDUCE_1D,   /* nll_loss_forward_reduce_cuda_kernel_1d */
+    LF_K_NLL_REDUCE_2D,   /* nll_loss_forward_reduce_cuda_kernel_2d */
+    LF_K_NLL2D_NO_REDUCE, /* nll_loss2d_forward_no_reduce_kernel */
+    LF_K_NLL2D_REDUCE,    /* nll_loss2d_forward_kernel */
     /* their backward kernels, in the same order (lf_backward_kernel) */
-    LF_K_NLL_BWD_NO_REDUCE, /* nll_loss_backward_no_reduce_cuda_kernel */
-    LF_K_NLL_BWD_REDUCE_1D, /* nll_loss_backward_reduce_cuda_kernel_1d */
-    LF_K_NLL_BWD_REDUCE_2D, /* nll_loss_backward_reduce_cuda_kernel_2d */
+    LF_K_NLL_BWD_NO_REDUCE,   /* nll_loss_backward_no_reduce_cuda_kernel */
+    LF_K_NLL_BWD_REDUCE_1D,   /* nll_loss_backward_reduce_cuda_kernel_1d */
+    LF_K_NLL_BWD_REDUCE_2D,   /* nll_loss_backward_reduce_cuda_kernel_2d */
     LF_K_NLL2D_BWD_NO_REDUCE, /* nll_loss2d_backward_no_reduce_kernel */
-    LF_K_NLL2D_BWD_REDUCE,  /* nll_loss2d_backward_kernel */
+    LF_K_NLL2D_BWD_REDUCE,    /* nll_loss2d_backward_kernel */
     /* label smoothing's mean with class weights: weight.gather(0, the int64
      * labels not ignored), whose kernel asserts on an index past the weight
      * (ScatterGatherKernel.cu; CUDA prints the lambda's name) */
-    LF_K_GATHER,            /* operator() */
+    LF_K_GATHER, /* operator() */
     LF_K_COUNT
 } lf_kernel_id;
 
@@ -54,8 +54,15 @@ LF_HOST_DEVICE int lf_backward_kernel(int kernel_id)
  * the no-reduce kernels name the label cur_target, the others t; an unsigned
  * (uint8) label is only checked against n_classes. Measured on an H100 with
  * PyTorch 2.11 (conformance/torch-2.11-cuda). */
-enum { LF_COND_NONE, LF_COND_T_RANGE, LF_COND_T_UPPER, LF_COND_CUR_RANGE, LF_COND_CUR_UPPER, LF_COND_GATHER,
-       LF_COND_COUNT };
+enum {
+    LF_COND_NONE,
+    LF_COND_T_RANGE,
+    LF_COND_T_UPPER,
+    LF_COND_CUR_RANGE,
+    LF_COND_CUR_UPPER,
+    LF_COND_GATHER,
+    LF_COND_COUNT
+};
 
 /* The label a kernel reads: nll_loss2d_forward_kernel (spatial mean/sum)
  * narrows int64 targets to int32 when 32-bit indexing is possible (always, for
@@ -80,37 +87,41 @@ LF_DEVICE int lf_label_narrowed_silently(int64_t raw, int64_t read, int64_t C, i
 LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 {
     if (kernel_id == LF_K_GATHER) return LF_COND_GATHER;
-    int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE || kernel_id == LF_K_NLL_BWD_NO_REDUCE ||
-              kernel_id == LF_K_NLL2D_BWD_NO_REDUCE;
+    int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE ||
+              kernel_id == LF_K_NLL_BWD_NO_REDUCE || kernel_id == LF_K_NLL2D_BWD_NO_REDUCE;
     int upper_only = tgt_dtype == LF_U8;
-    return cur ? (upper_only ? LF_COND_CUR_UPPER : LF_COND_CUR_RANGE) : (upper_only ? LF_COND_T_UPPER : LF_COND_T_RANGE);
+    return cur ? (upper_only ? LF_COND_CUR_UPPER : LF_COND_CUR_RANGE)
+               : (upper_only ? LF_COND_T_UPPER : LF_COND_T_RANGE);
 }
 
 #include "lf_names.h"
 
 /* A tensor in memory: storage offset and strides, in elements (PyTorch's);
  * dense: contiguous from offset 0, so element i is at i (the fast path). */
-typedef struct { int64_t off, stride[LF_MAX_BCAST_DIMS]; int dense; } lf_view;
+typedef struct {
+    int64_t off, stride[LF_MAX_BCAST_DIMS];
+    int dense;
+} lf_view;
 
 typedef struct {
-    int targets;               /* lf_targets_kind */
-    int log_softmax;        /* 1: input is logits (cross_entropy); 0: log-probabilities (nll_loss) */
-    int one_d;              /* 1-D input: one row, no batch dim, reads only target[0] */
-    int64_t N, C, S;        /* rows, classes, positions; BCE: N = numel, C = S = 1 */
-    int reduction;          /* LF_RED_* */
+    int targets;     /* lf_targets_kind */
+    int log_softmax; /* 1: input is logits (cross_entropy); 0: log-probabilities (nll_loss) */
+    int one_d;       /* 1-D input: one row, no batch dim, reads only target[0] */
+    int64_t N, C, S; /* rows, classes, positions; BCE: N = numel, C = S = 1 */
+    int reduction;   /* LF_RED_* */
     int64_t ignore_index;
     double label_smoothing; /* 0 when the path has none */
     int in_dtype, tgt_dtype, w_dtype, pw_dtype, out_dtype;
     int has_weight, has_pos_weight;
-    int kernel_id;          /* lf_kernel_id an out-of-range target asserts in */
-    int raises_after_nll;   /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
+    int kernel_id;        /* lf_kernel_id an out-of-range target asserts in */
+    int raises_after_nll; /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
                              * weight view or gather index dtype): its gather kernel never runs */
     /* The input's dims; for BCE the element strides of weight/pos_weight
      * broadcast to them (0 along broadcast dims). */
     int ndim;
     int64_t shape[LF_MAX_BCAST_DIMS], w_stride[LF_MAX_BCAST_DIMS], pw_stride[LF_MAX_BCAST_DIMS];
-    lf_view in;             /* the input, in its dims */
-    lf_view tg;             /* the target, in its own dims (tg_ndim, tg_shape) */
+    lf_view in; /* the input, in its dims */
+    lf_view tg; /* the target, in its own dims (tg_ndim, tg_shape) */
     int tg_ndim;
     int64_t tg_shape[LF_MAX_BCAST_DIMS];
     /* The spec only (host memory, never read by a kernel): for a fused
@@ -166,7 +177,10 @@ LF_DEVICE int64_t lf_tg_at(const lf_problem *p, int64_t i)
 
 /* Whether the reference needs its scratch: log_softmax, or a copy of a
  * strided nll_loss input (PyTorch's input.contiguous()). */
-LF_HOST_DEVICE int lf_ref_needs_scratch(const lf_problem *p) { return p->targets != LF_BINARY_TARGETS && (p->log_softmax || !p->in.dense); }
+LF_HOST_DEVICE int lf_ref_needs_scratch(const lf_problem *p)
+{
+    return p->targets != LF_BINARY_TARGETS && (p->log_softmax || !p->in.dense);
+}
 
 /* Row r's class 0 in the reference's contiguous scratch. */
 LF_DEVICE int64_t lf_dense_row(const lf_problem *p, int64_t r) { return (r / p->S) * p->C * p->S + r % p->S; }
@@ -185,22 +199,25 @@ LF_DEVICE int64_t lf_row_at(const lf_problem *p, const lf_view *v, int64_t r)
     }
     return off + r * v->stride[0];
 }
-LF_HOST_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v) { return v->dense ? p->S : v->stride[p->one_d ? 0 : 1]; }
+LF_HOST_DEVICE int64_t lf_class_stride(const lf_problem *p, const lf_view *v)
+{
+    return v->dense ? p->S : v->stride[p->one_d ? 0 : 1];
+}
 
 /* One pass over the targets on the device: what the guard needs to decide and
  * to explain. Class-index targets: range against C with ignore_index first, as
  * PyTorch's kernels do. Probability targets: per-row sums. */
 typedef struct {
-    int64_t n_bad, first_bad;          /* out of range and not ignored; first_bad (INT64_MAX if none) is the
+    int64_t n_bad, first_bad; /* out of range and not ignored; first_bad (INT64_MAX if none) is the
                                         * first a kernel asserts on, first_narrowed the first it narrows */
     int64_t first_narrowed;
-    int64_t first_gathered;            /* the first narrowed label that is not the ignore_index as an int64:
+    int64_t first_gathered; /* the first narrowed label that is not the ignore_index as an int64:
                                         * where label smoothing's weight.gather asserts (lf_smooth_gathers) */
     int64_t n_ignored, n_negative, n_eq_c, n_eq_255, n_ge_c, n_non_integer;
-    int64_t min_label, max_label;      /* over non-ignored targets */
+    int64_t min_label, max_label;              /* over non-ignored targets */
     int64_t n_rows_off_sum, first_row_off_sum; /* probability rows whose sum is not 1 */
     int64_t n_rows_multi_hot, n_rows_one_hot, n_negative_prob;
-    int64_t n_narrowed_silently;       /* bad labels a kernel narrowing to int32 would read as valid */
+    int64_t n_narrowed_silently; /* bad labels a kernel narrowing to int32 would read as valid */
     /* Filled on the host after the pass (the kernels leave them): the labels
      * at first_bad and first_narrowed, read back from the target's buffer. */
     int64_t first_bad_value, first_narrowed_value, first_gathered_value;
@@ -233,8 +250,10 @@ LF_HOST_DEVICE void lf_stats_merge(lf_target_stats *a, const lf_target_stats *b)
     a->n_rows_one_hot += b->n_rows_one_hot;
     a->n_negative_prob += b->n_negative_prob;
     a->n_narrowed_silently += b->n_narrowed_silently;
-    if (LF_MUTANT_IS(LAST_BAD_NAMED) && b->first_bad != INT64_MAX) a->first_bad = b->first_bad;
-    else LF_MIN_(first_bad);
+    if (LF_MUTANT_IS(LAST_BAD_NAMED) && b->first_bad != INT64_MAX)
+        a->first_bad = b->first_bad;
+    else
+        LF_MIN_(first_bad);
     LF_MIN_(first_narrowed);
     LF_MIN_(first_gathered);
     LF_MIN_(first_row_off_sum);
@@ -246,10 +265,10 @@ LF_HOST_DEVICE void lf_stats_merge(lf_target_stats *a, const lf_target_stats *b)
 /* Device (or, in the simulation, host) buffers of one launch. */
 typedef struct {
     const void *input, *target, *weight, *pos_weight;
-    void *out;              /* rows results (reduction none) or one element, out_dtype */
-    void *scratch;          /* reference: log-probabilities, N*C*S of in_dtype */
-    double *acc;            /* LF_ACC_COUNT accumulators, zeroed by the caller */
-    lf_assert_record *rec;  /* zeroed by the caller, index = INT64_MAX */
+    void *out;             /* rows results (reduction none) or one element, out_dtype */
+    void *scratch;         /* reference: log-probabilities, N*C*S of in_dtype */
+    double *acc;           /* LF_ACC_COUNT accumulators, zeroed by the caller */
+    lf_assert_record *rec; /* zeroed by the caller, index = INT64_MAX */
     /* Backward, where asked (NULL: none): the upstream gradient (out_dtype, one
      * per result value) and d input (the input's dtype, contiguous in its
      * (N, C, d1..dk) order, zeroed by the caller). The guarded forward writes
@@ -269,16 +288,24 @@ typedef struct {
  * LF_ACC_ROWS of them; then, for the guard's fused backward, what a row's
  * gradient needs before the rows run: the mean's denominator and the class
  * weights' sum. */
-enum { LF_ACC_LOSS, LF_ACC_WEIGHT, LF_ACC_SMOOTH, LF_ACC_VALID, LF_ACC_SMOOTH_W, LF_ACC_ROWS,
-       LF_ACC_DENOM = LF_ACC_ROWS, LF_ACC_WSUM, LF_ACC_COUNT };
+enum {
+    LF_ACC_LOSS,
+    LF_ACC_WEIGHT,
+    LF_ACC_SMOOTH,
+    LF_ACC_VALID,
+    LF_ACC_SMOOTH_W,
+    LF_ACC_ROWS,
+    LF_ACC_DENOM = LF_ACC_ROWS,
+    LF_ACC_WSUM,
+    LF_ACC_COUNT
+};
 
 /* Each backend exports these under its prefix: lf_sim_* (kernels/sim) and
  * lf_cuda_* (kernels/cuda, device pointers). All return 0 or a backend error. */
-#define LF_DECLARE_BACKEND(prefix)                                                         \
-    int prefix##_reference_forward(const lf_problem *p, const lf_buffers *b);              \
-    int prefix##_reference_backward(const lf_problem *p, const lf_buffers *b);             \
-    int prefix##_guarded_validate(const lf_problem *p, const void *target, int64_t n,      \
-                                  lf_target_stats *stats);                                 \
+#define LF_DECLARE_BACKEND(prefix)                                                                                     \
+    int prefix##_reference_forward(const lf_problem *p, const lf_buffers *b);                                          \
+    int prefix##_reference_backward(const lf_problem *p, const lf_buffers *b);                                         \
+    int prefix##_guarded_validate(const lf_problem *p, const void *target, int64_t n, lf_target_stats *stats);         \
     int prefix##_guarded_forward(const lf_problem *p, const lf_buffers *b);
 
 #ifdef __cplusplus

@@ -20,14 +20,15 @@
 #define LF_MUTANT_PROB_MEAN_BY_BATCH 11 /* #12 probability-target mean divides by N, not N*d1*..*dk */
 #define LF_MUTANT_NAN_HIDDEN 12         /* #14 max that skips NaN: a NaN logit is hidden */
 #define LF_MUTANT_CONTIGUOUS_INPUT 14   /* #10 class-index kernel indexes logits as if contiguous (ignores strides) */
-#define LF_MUTANT_WEIGHT_NUMEL_ONLY 15  /* #1  guard checks only weight.numel() == C, as nll_loss2d does, on every path */
-#define LF_MUTANT_WEIGHT_CACHE_1024 16  /* #10 class weights read through a 1024-entry cache: weight[t & 1023] */
+#define LF_MUTANT_WEIGHT_NUMEL_ONLY                                                                                    \
+    15 /* #1  guard checks only weight.numel() == C, as nll_loss2d does, on every path */
+#define LF_MUTANT_WEIGHT_CACHE_1024 16   /* #10 class weights read through a 1024-entry cache: weight[t & 1023] */
 #define LF_MUTANT_ZERO_WEIGHT_SKIPPED 17 /* #5 rows of weight 0 skipped without reading the logit: 0 * inf is not NaN */
-#define LF_MUTANT_GRAD_MEAN_BY_ROWS 18 /* #5 fused backward divides the mean by the rows, not the targets' weights */
-#define LF_MUTANT_GRAD_IGNORED_ROWS 19 /* #4 fused backward writes softmax into an ignored row's gradient */
+#define LF_MUTANT_GRAD_MEAN_BY_ROWS 18   /* #5 fused backward divides the mean by the rows, not the targets' weights */
+#define LF_MUTANT_GRAD_IGNORED_ROWS 19   /* #4 fused backward writes softmax into an ignored row's gradient */
 #define LF_MUTANT_GRAD_SMOOTH_UNWEIGHTED 20 /* #7 fused backward's smoothing term leaves out the class weights */
-#define LF_MUTANT_BLOCK_LANE_IN_WARP 21 /* #11 a block-per-row kernel strides a row by the lane within its warp */
-#define LF_MUTANT_LAST_BAD_NAMED 13     /* #1  guard names the last bad target (a store for atomic min), not the first */
+#define LF_MUTANT_BLOCK_LANE_IN_WARP 21     /* #11 a block-per-row kernel strides a row by the lane within its warp */
+#define LF_MUTANT_LAST_BAD_NAMED 13 /* #1  guard names the last bad target (a store for atomic min), not the first */
 
 #ifndef LF_MUTANT
 #define LF_MUTANT LF_MUTANT_NONE

@@ -57,20 +57,19 @@
  * smallest offending flat index wins, so the record is the same whatever order
  * the threads ran in. */
 typedef struct lf_assert_record {
-    int32_t fired;       /* number of threads whose assert failed */
-    int32_t kernel_id;   /* LF_K_* of the first kernel that fired */
-    int32_t cond_id;     /* LF_COND_* */
+    int32_t fired;     /* number of threads whose assert failed */
+    int32_t kernel_id; /* LF_K_* of the first kernel that fired */
+    int32_t cond_id;   /* LF_COND_* */
     int32_t pad;
-    int64_t index;       /* smallest offending flat target index */
-    int64_t value;       /* the target value there */
+    int64_t index; /* smallest offending flat target index */
+    int64_t value; /* the target value there */
 } lf_assert_record;
 
 #if LF_IS_CUDA
 LF_DEVICE int64_t lf_thread_index(void) { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 LF_DEVICE int64_t lf_thread_count(void) { return (int64_t)gridDim.x * blockDim.x; }
 LF_DEVICE void lf_atomic_add_f64(double *p, double v) { atomicAdd(p, v); }
-LF_DEVICE void lf_atomic_add_i64(int64_t *p, int64_t v)
-{ atomicAdd((unsigned long long *)p, (unsigned long long)v); }
+LF_DEVICE void lf_atomic_add_i64(int64_t *p, int64_t v) { atomicAdd((unsigned long long *)p, (unsigned long long)v); }
 LF_DEVICE void lf_atomic_min_i64(int64_t *p, int64_t v) { atomicMin((long long *)p, (long long)v); }
 LF_DEVICE void lf_atomic_max_i64(int64_t *p, int64_t v) { atomicMax((long long *)p, (long long)v); }
 #else
@@ -80,17 +79,28 @@ LF_DEVICE int64_t lf_thread_index(void) { return lf_sim_thread_index; }
 LF_DEVICE int64_t lf_thread_count(void) { return lf_sim_thread_count; }
 LF_DEVICE void lf_atomic_add_f64(double *p, double v) { *p += v; }
 LF_DEVICE void lf_atomic_add_i64(int64_t *p, int64_t v) { *p += v; }
-LF_DEVICE void lf_atomic_min_i64(int64_t *p, int64_t v) { if (v < *p) *p = v; }
-LF_DEVICE void lf_atomic_max_i64(int64_t *p, int64_t v) { if (v > *p) *p = v; }
+LF_DEVICE void lf_atomic_min_i64(int64_t *p, int64_t v)
+{
+    if (v < *p) *p = v;
+}
+LF_DEVICE void lf_atomic_max_i64(int64_t *p, int64_t v)
+{
+    if (v > *p) *p = v;
+}
 #endif
 
-LF_DEVICE void lf_assert_fail(lf_assert_record *rec, int kernel_id, int cond_id,
-                              int64_t index, int64_t value)
+LF_DEVICE void lf_assert_fail(lf_assert_record *rec, int kernel_id, int cond_id, int64_t index, int64_t value)
 {
 #if LF_IS_CUDA
-    if (atomicAdd(&rec->fired, 1) == 0) { rec->kernel_id = kernel_id; rec->cond_id = cond_id; }
+    if (atomicAdd(&rec->fired, 1) == 0) {
+        rec->kernel_id = kernel_id;
+        rec->cond_id = cond_id;
+    }
 #else
-    if (rec->fired++ == 0) { rec->kernel_id = kernel_id; rec->cond_id = cond_id; }
+    if (rec->fired++ == 0) {
+        rec->kernel_id = kernel_id;
+        rec->cond_id = cond_id;
+    }
 #endif
     lf_atomic_min_i64(&rec->index, index);
     (void)value; /* the host reads the value at rec->index: no race on who wrote it */
@@ -106,10 +116,10 @@ extern "C" __host__ __device__ void __assert_fail(const char *, const char *, un
  * afterwards (cudaErrorAssert, 710). */
 /* The line CUDA prints names PyTorch's kernel and condition (lf_names.h), so
  * the executor can compare a real assert with the spec's prediction. */
-#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value)                               \
-    do {                                                                                            \
-        if (!(cond))                                                                                \
-            __assert_fail(lf_cond_text_at(cond_id), __FILE__, (unsigned)__LINE__, lf_kernel_name_at(kernel_id)); \
+#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value)                                                  \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            __assert_fail(lf_cond_text_at(cond_id), __FILE__, (unsigned)__LINE__, lf_kernel_name_at(kernel_id));       \
     } while (0)
 #else
 #if LF_IS_CUDA
@@ -118,25 +128,59 @@ extern "C" __host__ __device__ void __assert_fail(const char *, const char *, un
 /* The simulation's hard mode (lf_sim_set_hard_asserts): print CUDA's line, abort. */
 extern int lf_sim_hard_asserts;
 void lf_sim_assert_abort(const char *file, int line, int kernel_id, int cond_id);
-#define LF_SIM_HARD_ASSERT(kernel_id, cond_id) \
-    do { if (lf_sim_hard_asserts) lf_sim_assert_abort(__FILE__, __LINE__, (kernel_id), (cond_id)); } while (0)
+#define LF_SIM_HARD_ASSERT(kernel_id, cond_id)                                                                         \
+    do {                                                                                                               \
+        if (lf_sim_hard_asserts) lf_sim_assert_abort(__FILE__, __LINE__, (kernel_id), (cond_id));                      \
+    } while (0)
 #endif
-#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value)                               \
-    do {                                                                                            \
-        if (!(cond)) {                                                                              \
-            LF_SIM_HARD_ASSERT((kernel_id), (cond_id));                                             \
-            lf_assert_fail((rec), (kernel_id), (cond_id), (index), (value));                        \
-            return;                                                                                 \
-        }                                                                                           \
+#define LF_KERNEL_ASSERT(cond, rec, kernel_id, cond_id, index, value)                                                  \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            LF_SIM_HARD_ASSERT((kernel_id), (cond_id));                                                                \
+            lf_assert_fail((rec), (kernel_id), (cond_id), (index), (value));                                           \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
 #endif
 
 /* IEEE half and bfloat16, stored as uint16_t, converted with round-to-nearest-even.
  * Written in plain integer code so the CPU and the GPU round identically. */
-LF_DEVICE uint32_t lf_f32_bits(float f) { union { float f; uint32_t u; } c; c.f = f; return c.u; }
-LF_DEVICE float lf_bits_f32(uint32_t u) { union { float f; uint32_t u; } c; c.u = u; return c.f; }
-LF_DEVICE uint64_t lf_f64_bits(double d) { union { double d; uint64_t u; } c; c.d = d; return c.u; }
-LF_DEVICE double lf_bits_f64(uint64_t u) { union { double d; uint64_t u; } c; c.u = u; return c.d; }
+LF_DEVICE uint32_t lf_f32_bits(float f)
+{
+    union {
+        float f;
+        uint32_t u;
+    } c;
+    c.f = f;
+    return c.u;
+}
+LF_DEVICE float lf_bits_f32(uint32_t u)
+{
+    union {
+        float f;
+        uint32_t u;
+    } c;
+    c.u = u;
+    return c.f;
+}
+LF_DEVICE uint64_t lf_f64_bits(double d)
+{
+    union {
+        double d;
+        uint64_t u;
+    } c;
+    c.d = d;
+    return c.u;
+}
+LF_DEVICE double lf_bits_f64(uint64_t u)
+{
+    union {
+        double d;
+        uint64_t u;
+    } c;
+    c.u = u;
+    return c.d;
+}
 
 LF_DEVICE float lf_half_to_float(uint16_t h)
 {
@@ -155,8 +199,8 @@ LF_DEVICE uint16_t lf_float_to_half(float f)
     uint32_t exp = (u >> 23) & 0xff, man = u & 0x7fffff;
     if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0)); /* inf, nan */
     int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00);                 /* overflow */
-    if (e <= 0) {                                                  /* subnormal or zero */
+    if (e >= 31) return (uint16_t)(sign | 0x7c00); /* overflow */
+    if (e <= 0) {                                  /* subnormal or zero */
         if (e < -10) return (uint16_t)sign;
         man |= 0x800000;
         uint32_t shift = (uint32_t)(14 - e), half_man = man >> shift;

@@ -31,8 +31,10 @@ CE_DEVICE double load(const char *base, int f64, int64_t i)
 
 CE_DEVICE void store(char *base, int f64, int64_t i, double v)
 {
-    if (f64) ((double *)base)[i] = v;
-    else ((float *)base)[i] = (float)v;
+    if (f64)
+        ((double *)base)[i] = v;
+    else
+        ((float *)base)[i] = (float)v;
 }
 
 static inline const char *at(const DLTensor *t) { return (const char *)t->data + t->byte_offset; }

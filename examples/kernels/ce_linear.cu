@@ -26,14 +26,16 @@ typedef struct {
     double *row_loss, *kept; /* scratch [N] each */
     const char *g;           /* backward: the upstream gradient, and its stride */
     int64_t gs;
-    char *gh, *gw, *gb;      /* backward: d hidden [N, H], d weight [V, H], d bias [V] (contiguous), or NULL */
+    char *gh, *gw, *gb; /* backward: d hidden [N, H], d weight [V, H], d bias [V] (contiguous), or NULL */
 } lin_args;
 
 CE_DEVICE void add(char *base, int f64, int64_t i, double v)
 {
 #ifdef __CUDA_ARCH__
-    if (f64) atomicAdd((double *)base + i, v);
-    else atomicAdd((float *)base + i, (float)v);
+    if (f64)
+        atomicAdd((double *)base + i, v);
+    else
+        atomicAdd((float *)base + i, (float)v);
 #else
     store(base, f64, i, load(base, f64, i) + v);
 #endif
@@ -111,10 +113,14 @@ CE_DEVICE void totals(lin_args *a, char *out, int64_t os)
         total += a->row_loss[i];
         kept += a->kept[i];
     }
-    if (a->g) a->kept[0] = kept;
-    else if (!a->batched && a->n == 1 && kept == 0) store(out, a->f64, 0, 0); /* one ignored row: 0 */
-    else if (a->reduction == LOSSFUZZ_MEAN) store(out, a->f64, 0, total / kept);
-    else if (a->reduction == LOSSFUZZ_SUM) store(out, a->f64, 0, total);
+    if (a->g)
+        a->kept[0] = kept;
+    else if (!a->batched && a->n == 1 && kept == 0)
+        store(out, a->f64, 0, 0); /* one ignored row: 0 */
+    else if (a->reduction == LOSSFUZZ_MEAN)
+        store(out, a->f64, 0, total / kept);
+    else if (a->reduction == LOSSFUZZ_SUM)
+        store(out, a->f64, 0, total);
 }
 
 /* Zeroes a gradient buffer of n elements before the rows add into it. */
@@ -161,7 +167,6 @@ static void run(lin_args *a, char *out, int64_t os, void *stream)
 }
 
 #endif
-
 
 /* The call's shapes checked on the host, and its arguments for the kernels. */
 static int prepare(const lossfuzz_call *call, lin_args *a, char *error, size_t size)

@@ -24,20 +24,20 @@ enum { CE_THREADS = 256, CE_MAX_BLOCKS = 65535 };
 
 /* One call's tensors as the kernels read them (strides in elements). */
 typedef struct {
-    const char *x;          /* logits [N, C] or [C] */
+    const char *x; /* logits [N, C] or [C] */
     int x_f64;
     int64_t n, c, xs_row, xs_col;
     int batched;
-    const int64_t *labels;  /* [N], or one label */
+    const int64_t *labels; /* [N], or one label */
     int64_t ts;
-    const char *w;          /* class weights [C], or NULL */
+    const char *w; /* class weights [C], or NULL */
     int64_t ws;
     int64_t ignore_index;
     double *row_loss, *row_weight; /* scratch, [N] each: a row's weighted loss and weight */
-    const char *g;          /* backward: the upstream gradient, [N] (reduction none) or [] */
+    const char *g;                 /* backward: the upstream gradient, [N] (reduction none) or [] */
     int64_t gs;
     int reduction;
-    char *grad;             /* backward: d input, contiguous like x */
+    char *grad; /* backward: d input, contiguous like x */
 } ce_args;
 
 /* An online softmax: the largest logit seen and the sum of exp relative to it. */
@@ -151,9 +151,12 @@ CE_DEVICE void ce_reduce(const ce_args *a, char *out, int64_t os)
         total += a->row_loss[i];
         weights += a->row_weight[i];
     }
-    if (!a->batched && a->n == 1 && ce_label(a, 0) == a->ignore_index) store(out, a->x_f64, 0, 0);
-    else if (a->reduction == LOSSFUZZ_MEAN) store(out, a->x_f64, 0, total / weights); /* all ignored: 0/0 = NaN */
-    else if (a->reduction == LOSSFUZZ_SUM) store(out, a->x_f64, 0, total);
+    if (!a->batched && a->n == 1 && ce_label(a, 0) == a->ignore_index)
+        store(out, a->x_f64, 0, 0);
+    else if (a->reduction == LOSSFUZZ_MEAN)
+        store(out, a->x_f64, 0, total / weights); /* all ignored: 0/0 = NaN */
+    else if (a->reduction == LOSSFUZZ_SUM)
+        store(out, a->x_f64, 0, total);
 }
 
 /* The total weight of the kept rows, into row_weight[0] (backward of mean). */
@@ -186,8 +189,10 @@ static __global__ void rows_kernel(ce_args a)
         part[threadIdx.x] = ce_thread_part(&a, i, threadIdx.x, blockDim.x);
         block_combine(part);
         ce_state s = part[0];
-        if (a.grad) ce_thread_grad(&a, i, threadIdx.x, blockDim.x, s);
-        else if (threadIdx.x == 0) ce_finish_row(&a, i, s);
+        if (a.grad)
+            ce_thread_grad(&a, i, threadIdx.x, blockDim.x, s);
+        else if (threadIdx.x == 0)
+            ce_finish_row(&a, i, s);
         __syncthreads();
         if (!a.grad) ce_thread_keep_softmax(&a, i, threadIdx.x, blockDim.x, s);
         __syncthreads();
@@ -217,7 +222,6 @@ static int launch_grad(ce_args *a, void *stream)
     return launch_rows(a, stream);
 }
 
-
 #else
 /* The CPU build: a block's threads run one after another, combined in the same tree. */
 static void block_combine(ce_state *part)
@@ -236,8 +240,10 @@ static int launch_rows(ce_args *a, void *stream)
         block_combine(part);
         if (!a->grad) ce_finish_row(a, i, part[0]);
         for (int tid = 0; tid < CE_THREADS; tid++)
-            if (a->grad) ce_thread_grad(a, i, tid, CE_THREADS, part[0]);
-            else ce_thread_keep_softmax(a, i, tid, CE_THREADS, part[0]);
+            if (a->grad)
+                ce_thread_grad(a, i, tid, CE_THREADS, part[0]);
+            else
+                ce_thread_keep_softmax(a, i, tid, CE_THREADS, part[0]);
     }
     return 0;
 }
@@ -268,7 +274,6 @@ static void copy_to_host(void *dst, const void *src, size_t bytes)
 #endif
 }
 #endif
-
 
 /* The call's shapes checked on the host, and its arguments for the kernels. */
 static int prepare(const lossfuzz_call *call, ce_args *a, char *error, size_t size)
@@ -305,7 +310,8 @@ static int prepare(const lossfuzz_call *call, ce_args *a, char *error, size_t si
     /* Validate, then compute: the labels come to the host once, before any kernel runs. */
     int64_t *labels = (int64_t *)malloc(sizeof(int64_t) * (size_t)(a->n ? a->n : 1)), bad = -1;
     if (!labels) return reject(error, size, "out of host memory for the label check");
-    if (a->ts == 1 || a->n <= 1) copy_to_host(labels, a->labels, sizeof(int64_t) * (size_t)a->n);
+    if (a->ts == 1 || a->n <= 1)
+        copy_to_host(labels, a->labels, sizeof(int64_t) * (size_t)a->n);
     else
         for (int64_t i = 0; i < a->n; i++) copy_to_host(&labels[i], a->labels + i * a->ts, sizeof(int64_t));
     for (int64_t i = 0; i < a->n && bad < 0; i++)

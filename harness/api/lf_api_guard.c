@@ -25,7 +25,9 @@ static bool dtype_of(DLDataType t, lf_dtype *out)
 {
     if (t.lanes != 1) return false;
     switch (t.code) {
-    case kDLFloat: *out = t.bits == 64 ? LF_F64 : t.bits == 32 ? LF_F32 : LF_F16; return t.bits == 64 || t.bits == 32 || t.bits == 16;
+    case kDLFloat:
+        *out = t.bits == 64 ? LF_F64 : t.bits == 32 ? LF_F32 : LF_F16;
+        return t.bits == 64 || t.bits == 32 || t.bits == 16;
     case kDLBfloat: *out = LF_BF16; return t.bits == 16;
     case kDLInt: *out = t.bits == 64 ? LF_I64 : LF_I32; return t.bits == 64 || t.bits == 32;
     case kDLUInt: *out = LF_U8; return t.bits == 8;
@@ -92,7 +94,8 @@ static bool borrow(const char *name, const DLTensor *d, bool data_optional, lf_t
         return false;
     }
     for (int64_t i = 0; i < t->numel; i++) /* gather: row-major index i at its strided offset */
-        memcpy((char *)t->data + (size_t)i * es, base + lf_strided_at(d->ndim, d->shape, d->strides, i) * (int64_t)es, es);
+        memcpy((char *)t->data + (size_t)i * es, base + lf_strided_at(d->ndim, d->shape, d->strides, i) * (int64_t)es,
+               es);
     return true;
 }
 
@@ -111,7 +114,8 @@ int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out)
     int rc = -1;
     if (!call || !call->input || !call->target || !call->loss || !lf_loss_parse(call->loss, &c.loss) ||
         lf_loss_of(c.loss)->fused_linear) {
-        snprintf(err, sizeof err, "a call needs input, target and loss (cross_entropy, nll_loss or "
+        snprintf(err, sizeof err,
+                 "a call needs input, target and loss (cross_entropy, nll_loss or "
                  "binary_cross_entropy_with_logits)");
         goto done;
     }

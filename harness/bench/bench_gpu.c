@@ -114,8 +114,10 @@ static bool fill(const lf_backend *be, void *dst, int64_t n, lf_dtype t, int64_t
         int64_t k = n - i < CHUNK ? n - i : CHUNK;
         for (int64_t j = 0; j < k; j++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            if (t == LF_I64) lf_store_i64(host, t, j, (int64_t)((x >> 11) % (uint64_t)C));
-            else lf_store_f64(host, t, j, (double)(x >> 11) * 0x1p-53 * 8 - 4);
+            if (t == LF_I64)
+                lf_store_i64(host, t, j, (int64_t)((x >> 11) % (uint64_t)C));
+            else
+                lf_store_f64(host, t, j, (double)(x >> 11) * 0x1p-53 * 8 - 4);
         }
         ok = !be->to_device((char *)dst + (size_t)i * es, host, (size_t)k * es);
     }
@@ -144,15 +146,15 @@ static bool open_call(const lf_backend *be, const bench_shape *s, bench_call *k)
     k->grad_out = be->alloc(8);
     char one[8];
     lf_store_f64(one, s->dtype, 0, 1.0); /* loss.backward(): an upstream gradient of 1 */
-    return b->input && b->target && b->out && b->acc && b->rec && b->stats && b->scratch && k->copy_dst &&
-           k->grad_in && k->grad_out && !be->to_device(k->grad_out, one, (size_t)lf_dtype_size(s->dtype)) &&
+    return b->input && b->target && b->out && b->acc && b->rec && b->stats && b->scratch && k->copy_dst && k->grad_in &&
+           k->grad_out && !be->to_device(k->grad_out, one, (size_t)lf_dtype_size(s->dtype)) &&
            fill(be, (void *)b->input, n, s->dtype, k->p.C) && fill(be, (void *)b->target, rows, LF_I64, k->p.C);
 }
 
 static void close_call(bench_call *k)
 {
-    void *all[] = {(void *)k->b.input, (void *)k->b.target, k->b.out, k->b.acc, k->b.rec, k->b.stats,
-                   k->b.scratch, k->copy_dst, k->grad_in, k->grad_out};
+    void *all[] = {(void *)k->b.input, (void *)k->b.target, k->b.out,    k->b.acc,   k->b.rec,
+                   k->b.stats,         k->b.scratch,        k->copy_dst, k->grad_in, k->grad_out};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]) k->be->release(all[i]);
 }
@@ -274,9 +276,10 @@ static int bench(const lf_backend *be, const bench_shape *s, int iters)
     if (!status && !(fabs(loss[PATH_GUARDED] - loss[PATH_REFERENCE]) <= tol &&
                      fabs(loss[PATH_UNGUARDED] - loss[PATH_REFERENCE]) <= tol &&
                      fabs(loss[PATH_GUARDED_BWD] - loss[PATH_REFERENCE]) <= tol)) {
-        fprintf(stderr, "bench_gpu: %s: the paths disagree: guarded %.9g, unguarded %.9g, reference %.9g, "
-                "guarded+backward %.9g\n", s->text, loss[PATH_GUARDED], loss[PATH_UNGUARDED], loss[PATH_REFERENCE],
-                loss[PATH_GUARDED_BWD]);
+        fprintf(stderr,
+                "bench_gpu: %s: the paths disagree: guarded %.9g, unguarded %.9g, reference %.9g, "
+                "guarded+backward %.9g\n",
+                s->text, loss[PATH_GUARDED], loss[PATH_UNGUARDED], loss[PATH_REFERENCE], loss[PATH_GUARDED_BWD]);
         status = 1;
     }
     close_call(&k);
@@ -289,8 +292,10 @@ int main(int argc, char **argv)
     int iters = 20, n_shapes = 0;
     bench_shape shapes[16];
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
-        else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            backend = argv[++i];
+        else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+            iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc && n_shapes < 16) {
             if (!parse_shape(argv[++i], &shapes[n_shapes++])) {
                 fprintf(stderr, "bench_gpu: bad shape %s (want e.g. 4096x32000:float32)\n", argv[i]);

@@ -21,8 +21,8 @@
 
 #include "lf_case.h"
 
-#define LF_N_PARAMS 22                  /* parameter bytes at the end of an input (P_COUNT) */
-#define LF_FUZZ_MAX_NUMEL (1 << 12)     /* decoded tensors stay small: executions stay fast */
+#define LF_N_PARAMS 22              /* parameter bytes at the end of an input (P_COUNT) */
+#define LF_FUZZ_MAX_NUMEL (1 << 12) /* decoded tensors stay small: executions stay fast */
 /* Rows past LF_BLOCK_ROW classes (the block path, every LLM vocabulary): a
  * row of 50,257 classes and a target with a row too many, or a [2, C]
  * weight, fit; the decoder keeps such inputs to a few rows (lf_decode.c). */
@@ -30,8 +30,14 @@
 
 /* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations.
  * LINEAR: fused linear + cross-entropy, for kernels under test that claim it. */
-typedef enum { LF_TARGET_CLASS, LF_TARGET_PROB, LF_TARGET_JSON, LF_TARGET_RAW, LF_TARGET_LINEAR,
-               LF_TARGET_COUNT } lf_target;
+typedef enum {
+    LF_TARGET_CLASS,
+    LF_TARGET_PROB,
+    LF_TARGET_JSON,
+    LF_TARGET_RAW,
+    LF_TARGET_LINEAR,
+    LF_TARGET_COUNT
+} lf_target;
 
 /* The fuzz targets (lf_targets.def, their one list): the i-th's name (NULL past
  * the last), what its inputs are and what it fuzzes. */
@@ -51,9 +57,9 @@ int64_t lf_fuzz_numel_limit(lf_target t);
 /* Where the payload's parts sit in an input, in bytes (for the mutator; a
  * tensor's memory layout is harness/case/lf_layout.h's). */
 typedef struct {
-    size_t payload;                     /* bytes before the parameters */
-    size_t n_labels, label_at;          /* 2-byte labels (class target) */
-    size_t n_values, value_at;          /* 4-byte floats: logits, then targets (prob target) */
+    size_t payload;            /* bytes before the parameters */
+    size_t n_labels, label_at; /* 2-byte labels (class target) */
+    size_t n_values, value_at; /* 4-byte floats: logits, then targets (prob target) */
 } lf_byte_map;
 
 /* Decodes bytes into a case. Never fails: every byte string is a case. */
@@ -70,10 +76,9 @@ size_t lf_encode(lf_target t, const lf_case *c, uint8_t *out, size_t cap);
  * boundary values, logits to special values; else `fallback` (libFuzzer's
  * LLVMFuzzerMutate, or random byte changes when NULL). Returns the new size. */
 typedef size_t (*lf_byte_mutator)(uint8_t *data, size_t size, size_t max_size);
-size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsigned seed,
-                 lf_byte_mutator fallback);
+size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsigned seed, lf_byte_mutator fallback);
 /* Parameters of one input with the payload of another. */
-size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size,
-                     uint8_t *out, size_t max_size, unsigned seed);
+size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out, size_t max_size,
+                     unsigned seed);
 
 #endif

@@ -115,7 +115,10 @@ static int input_shape(const uint8_t *prm, int rank, int64_t *shape)
         if (rows * c > half) c = half / rows;
     }
     if (rank == 0) return 0;
-    if (rank == 1) { shape[0] = c; return 1; }
+    if (rank == 1) {
+        shape[0] = c;
+        return 1;
+    }
     shape[0] = n;
     shape[1] = c;
     for (int k = 2; k < rank; k++) shape[k] = d[k - 2];
@@ -152,11 +155,22 @@ static bool extra_shape(int mode, bool bce, const lf_tensor *in, int64_t C, int 
         case W_NONE: return false;
         case W_ONE_TOO_MANY: shape[0] = C + 1; break;
         case W_OTHER_DTYPE: *dtype = in->dtype == LF_F64 ? LF_F32 : LF_F64; break;
-        case W_ROW: *ndim = 2; shape[0] = 1; shape[1] = C; break;
-        case W_COLUMN: *ndim = 2; shape[1] = 1; break;
+        case W_ROW:
+            *ndim = 2;
+            shape[0] = 1;
+            shape[1] = C;
+            break;
+        case W_COLUMN:
+            *ndim = 2;
+            shape[1] = 1;
+            break;
         case W_SCALAR: *ndim = 0; break;
         case W_ONE_TOO_FEW: shape[0] = C > 0 ? C - 1 : 0; break;
-        case W_TWO_ROWS: *ndim = 2; shape[0] = 2; shape[1] = C; break;
+        case W_TWO_ROWS:
+            *ndim = 2;
+            shape[0] = 2;
+            shape[1] = C;
+            break;
         case W_INT: *dtype = LF_I64; break;
         default: break;
         }
@@ -167,7 +181,9 @@ static bool extra_shape(int mode, bool bce, const lf_tensor *in, int64_t C, int 
     case B_NONE: return false;
     case B_ONE: shape[0] = 1; break;
     case B_SCALAR: *ndim = 0; break;
-    case B_FULL: case B_LAST_ONE: case B_LEADING_ONE: {
+    case B_FULL:
+    case B_LAST_ONE:
+    case B_LEADING_ONE: {
         int lead = mode == B_LEADING_ONE;
         *ndim = in->ndim + lead;
         shape[0] = 1;
@@ -185,8 +201,8 @@ static bool extra_shape(int mode, bool bce, const lf_tensor *in, int64_t C, int 
 
 /* A weight (or pos_weight) of that mode, its values from the payload or
  * from a seeded generator with special values (lf_params.h). */
-static void extra(lf_producer *pr, lf_tensor *w, int mode, uint8_t values, uint64_t seed, bool bce,
-                  const lf_tensor *in, int64_t C, bool fill)
+static void extra(lf_producer *pr, lf_tensor *w, int mode, uint8_t values, uint64_t seed, bool bce, const lf_tensor *in,
+                  int64_t C, bool fill)
 {
     int ndim;
     int64_t shape[LF_MAX_DIMS];
@@ -195,11 +211,15 @@ static void extra(lf_producer *pr, lf_tensor *w, int mode, uint8_t values, uint6
     alloc(w, dtype, ndim, shape);
     int kind = values % WV_COUNT;
     if (kind == WV_PAYLOAD) {
-        if (!fill) { pr->head += 4 * (size_t)w->numel; return; }
+        if (!fill) {
+            pr->head += 4 * (size_t)w->numel;
+            return;
+        }
         for (int64_t i = 0; i < w->numel; i++) lf_st_f64(w->data, dtype, i, 1.0 + lf_take_f32(pr));
         return;
     }
-    static const char *const kinds[WV_COUNT] = {"", "ones", "uniform", "uniform", "randint", "zeros", "uniform", "uniform"};
+    static const char *const kinds[WV_COUNT] = {"",        "ones",  "uniform", "uniform",
+                                                "randint", "zeros", "uniform", "uniform"};
     static const double lows[WV_COUNT] = {0, 0, 0, 0.5, 0, 0, -1, 1e3}, highs[WV_COUNT] = {0, 1, 2, 1.5, 3, 1, 1, 1e4};
     lf_init *g = &w->init;
     snprintf(g->kind, sizeof g->kind, "%s", kinds[kind]);
@@ -242,7 +262,10 @@ static void layout(lf_tensor *t, uint8_t b)
     for (int k = n - 1; k >= 0; k--) { /* innermost first */
         int d = order[k];
         int64_t size = t->shape[d] > 1 ? t->shape[d] : 1;
-        if (kind == L_EXPANDED && d == dim) { strides[d] = 0; continue; }
+        if (kind == L_EXPANDED && d == dim) {
+            strides[d] = 0;
+            continue;
+        }
         strides[d] = kind == L_EVERY_OTHER && d == dim ? 2 * s : s;
         s *= (kind == L_EVERY_OTHER && d == dim ? 2 * size : size) + (k == n - 1 ? pad : 0);
     }
@@ -259,7 +282,10 @@ static void logits(lf_producer *pr, lf_tensor *t, int mode, uint8_t fill_byte, l
     uint64_t rng = 0x9E3779B97F4A7C15ull * (fill_byte + 1u);
     lay->value_at = pr->head;
     lay->n_values = (size_t)t->numel;
-    if (!fill) { pr->head += 4 * (size_t)t->numel; return; }
+    if (!fill) {
+        pr->head += 4 * (size_t)t->numel;
+        return;
+    }
     for (int64_t i = 0; i < t->numel; i++) {
         bool given = lf_have_bytes(pr, 4);
         double v = lf_take_f32(pr);
@@ -268,16 +294,20 @@ static void logits(lf_producer *pr, lf_tensor *t, int mode, uint8_t fill_byte, l
             double u = (double)(rng >> 32) / 4294967296.0 + (double)(rng & 0xFFFFFFFFu) / 4294967296.0;
             v = (u - 1.0) * 2.449 * spread;
         }
-        if (mode == V_OFFSET) v += 1e4;
-        else if (mode == V_SCALED) v *= 1000;
-        else if (mode == V_MASKED && v == 0) v = -INFINITY;
+        if (mode == V_OFFSET)
+            v += 1e4;
+        else if (mode == V_SCALED)
+            v *= 1000;
+        else if (mode == V_MASKED && v == 0)
+            v = -INFINITY;
         lf_st_f64(t->data, t->dtype, i, v);
     }
 }
 
 static void target_shape(const lf_tensor *in, int mode, int *ndim, int64_t *shape)
 {
-    if (in->ndim <= 1) *ndim = 0;
+    if (in->ndim <= 1)
+        *ndim = 0;
     else {
         *ndim = in->ndim - 1;
         shape[0] = in->shape[0];
@@ -286,19 +316,26 @@ static void target_shape(const lf_tensor *in, int mode, int *ndim, int64_t *shap
     switch (mode) {
     case TS_TRAILING_ONE: shape[(*ndim)++] = 1; break;
     case TS_CHANNEL_ONE:
-        if (*ndim == 0) { shape[(*ndim)++] = 1; break; }
+        if (*ndim == 0) {
+            shape[(*ndim)++] = 1;
+            break;
+        }
         memmove(shape + 2, shape + 1, sizeof(int64_t) * (size_t)(*ndim - 1));
         shape[1] = 1;
         (*ndim)++;
         break;
     case TS_BATCH_PLUS_ONE:
-        if (*ndim == 0) shape[(*ndim)++] = 2;
-        else shape[0]++;
+        if (*ndim == 0)
+            shape[(*ndim)++] = 2;
+        else
+            shape[0]++;
         break;
     case TS_BATCH_MINUS_ONE: /* a kernel that trusts the target's length reads past its end */
         if (*ndim > 0 && shape[0] > 0) shape[0]--;
         break;
-    case TS_DROP_LAST: if (*ndim > 0) (*ndim)--; break;
+    case TS_DROP_LAST:
+        if (*ndim > 0) (*ndim)--;
+        break;
     case TS_SCALAR: *ndim = 0; break;
     default: break;
     }
@@ -312,7 +349,8 @@ static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_inde
     if (!fill) pr->head += 2 * (size_t)t->numel;
     for (int64_t i = 0; fill && i < t->numel; i++) {
         unsigned v = lf_take_u16(pr);
-        double label = v < LF_LABEL_SPECIAL ? (double)lf_plain_label(v, C) : lf_special_label(v & 0x7f, C, ignore_index);
+        double label =
+            v < LF_LABEL_SPECIAL ? (double)lf_plain_label(v, C) : lf_special_label(v & 0x7f, C, ignore_index);
         if ((v & 0x80) && v >= LF_LABEL_SPECIAL) label = (double)((v & 0x7f) % (C > 0 ? C : 1)) + 0.5;
         lf_st_f64(t->data, t->dtype, i, label);
     }
@@ -369,7 +407,9 @@ static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
             }
             for (int64_t k = 0; k < C; k++) {
                 int64_t at = (r * C + k) * inner + s;
-                double v = mode == PV_ONE_HOT ? (k == hot) : sum > 0 ? lf_ld_f64(t->data, t->dtype, at) / sum : 1.0 / (double)C;
+                double v = mode == PV_ONE_HOT ? (k == hot)
+                           : sum > 0          ? lf_ld_f64(t->data, t->dtype, at) / sum
+                                              : 1.0 / (double)C;
                 lf_st_f64(t->data, t->dtype, at, v);
             }
         }
@@ -395,22 +435,31 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     memcpy(tshape, shape, sizeof tshape);
     switch (prm[P_TGT_SHAPE] % 4) { /* same shape, or a mistake */
     case 1: tshape[tndim++] = 1; break;
-    case 2: if (tndim) tndim--; break;
-    case 3: if (tndim) tshape[0]++; else tshape[tndim++] = 2; break;
+    case 2:
+        if (tndim) tndim--;
+        break;
+    case 3:
+        if (tndim)
+            tshape[0]++;
+        else
+            tshape[tndim++] = 2;
+        break;
     default: break;
     }
     lf_dtype td = lf_p_prob_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_prob_dtypes)];
     alloc(&c->target, td == LF_DTYPE_COUNT ? in_dtype : td, tndim, tshape);
     logits(pr, &c->input, V_RAW, prm[P_FILL], lay, fill);
     lay->n_values += (size_t)c->target.numel; /* the mutator treats targets like logits */
-    if (fill) prob_values(pr, &c->target, prm[P_VALUE_MODE] % PV_COUNT);
-    else pr->head += 4 * (size_t)c->target.numel;
+    if (fill)
+        prob_values(pr, &c->target, prm[P_VALUE_MODE] % PV_COUNT);
+    else
+        pr->head += 4 * (size_t)c->target.numel;
     int64_t C = ndim >= 2 ? shape[1] : ndim ? shape[0] : 1;
-    extra(pr, &c->weight, prm[P_WEIGHT] % (bce ? B_COUNT : W_COUNT), prm[P_WEIGHT_VALUES], prm[P_SEED], bce,
-          &c->input, C, fill);
+    extra(pr, &c->weight, prm[P_WEIGHT] % (bce ? B_COUNT : W_COUNT), prm[P_WEIGHT_VALUES], prm[P_SEED], bce, &c->input,
+          C, fill);
     if (bce)
-        extra(pr, &c->pos_weight, prm[P_IGNORE_OR_POS_WEIGHT] % B_COUNT, prm[P_POS_WEIGHT_VALUES],
-              prm[P_SEED] + 1u, true, &c->input, C, fill);
+        extra(pr, &c->pos_weight, prm[P_IGNORE_OR_POS_WEIGHT] % B_COUNT, prm[P_POS_WEIGHT_VALUES], prm[P_SEED] + 1u,
+              true, &c->input, C, fill);
     if (!fill) return;
     layout(&c->input, prm[P_IN_LAYOUT]);
     layout(&c->target, prm[P_TGT_LAYOUT]);
@@ -504,9 +553,12 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
     for (int k = 0; k < LF_N_PARAMS; k++) prm[k] = lf_take_param(&pr);
     lay.payload = pr.size;
     lf_case_init(c);
-    if (t == LF_TARGET_PROB) decode_prob(&pr, prm, c, &lay, fill);
-    else if (t == LF_TARGET_LINEAR) decode_linear(&pr, prm, c, &lay, fill);
-    else decode_class(&pr, prm, c, &lay, fill);
+    if (t == LF_TARGET_PROB)
+        decode_prob(&pr, prm, c, &lay, fill);
+    else if (t == LF_TARGET_LINEAR)
+        decode_linear(&pr, prm, c, &lay, fill);
+    else
+        decode_class(&pr, prm, c, &lay, fill);
     decode_backward(prm[P_SEED], t == LF_TARGET_LINEAR ? prm[P_PROB_IGNORE] : 0, &c->backward);
     if (layout) *layout = lay;
 }

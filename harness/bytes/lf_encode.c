@@ -9,16 +9,27 @@
 #include "lf_bytes.h"
 #include "lf_params.h"
 
-typedef struct { uint8_t *out; size_t cap, at; bool full; } sink;
+typedef struct {
+    uint8_t *out;
+    size_t cap, at;
+    bool full;
+} sink;
 
 static void put(sink *s, const void *bytes, size_t n)
 {
-    if (s->at + n > s->cap) { s->full = true; return; }
+    if (s->at + n > s->cap) {
+        s->full = true;
+        return;
+    }
     memcpy(s->out + s->at, bytes, n);
     s->at += n;
 }
 
-static void put_f32(sink *s, double v) { float f = (float)v; put(s, &f, 4); }
+static void put_f32(sink *s, double v)
+{
+    float f = (float)v;
+    put(s, &f, 4);
+}
 
 static uint8_t nearest(const int64_t *table, size_t n, int64_t v)
 {
@@ -127,19 +138,25 @@ static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
     prm[P_TGT_DTYPE] = index_of_dtype(lf_p_label_dtypes, LF_COUNT(lf_p_label_dtypes), tg->dtype);
     int want = in->ndim <= 1 ? 0 : in->ndim - 1;
     bool batch_off = want > 0 && tg->ndim == want && tg->shape[0] != in->shape[0];
-    prm[P_TGT_SHAPE] = batch_off ? (tg->shape[0] > in->shape[0] ? TS_BATCH_PLUS_ONE : TS_BATCH_MINUS_ONE)
-                     : tg->ndim == want ? TS_EXACT : tg->ndim == want + 1 ? TS_TRAILING_ONE
-                     : tg->ndim == 0 ? TS_SCALAR : TS_DROP_LAST;
+    prm[P_TGT_SHAPE] = batch_off              ? (tg->shape[0] > in->shape[0] ? TS_BATCH_PLUS_ONE : TS_BATCH_MINUS_ONE)
+                       : tg->ndim == want     ? TS_EXACT
+                       : tg->ndim == want + 1 ? TS_TRAILING_ONE
+                       : tg->ndim == 0        ? TS_SCALAR
+                                              : TS_DROP_LAST;
     const int64_t fixed[IG_COUNT] = {-100, 255, -1, 0, C - 1, C, 2147483648LL};
     for (int i = IG_COUNT - 1; i >= 0; i--)
         if (c->ignore_index == fixed[i]) prm[P_IGNORE_OR_POS_WEIGHT] = (uint8_t)i;
     for (int64_t i = 0; i < tg->numel; i++) {
         double label = lf_load_f64(tg->data, tg->dtype, i);
         unsigned v = LF_LABEL_SPECIAL; /* C, when nothing closer fits */
-        if (label >= 0 && label < (double)C && label < LF_LABEL_SPECIAL && label == floor(label)) v = (unsigned)label;
+        if (label >= 0 && label < (double)C && label < LF_LABEL_SPECIAL && label == floor(label))
+            v = (unsigned)label;
         else
             for (unsigned k = 0; k < LF_N_SPECIAL_LABELS; k++)
-                if (lf_special_label(k, C, c->ignore_index) == label) { v = LF_LABEL_SPECIAL | k; break; }
+                if (lf_special_label(k, C, c->ignore_index) == label) {
+                    v = LF_LABEL_SPECIAL | k;
+                    break;
+                }
         uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
         put(s, b, 2);
     }
@@ -160,7 +177,8 @@ static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)
     const lf_tensor *in = &c->input, *tg = &c->target;
     prm[P_LOSS] = !lf_loss_has_classes(c->loss);
     prm[P_RANK] = index_of_rank(lf_p_rank_prob, LF_COUNT(lf_p_rank_prob), in->ndim);
-    prm[P_TGT_DTYPE] = tg->dtype == in->dtype ? 0 : index_of_dtype(lf_p_prob_dtypes, LF_COUNT(lf_p_prob_dtypes), tg->dtype);
+    prm[P_TGT_DTYPE] =
+        tg->dtype == in->dtype ? 0 : index_of_dtype(lf_p_prob_dtypes, LF_COUNT(lf_p_prob_dtypes), tg->dtype);
     prm[P_TGT_SHAPE] = tg->ndim == in->ndim ? 0 : tg->ndim > in->ndim ? 1 : 2;
     for (size_t i = 0; i < LF_COUNT(lf_p_prob_ignore); i++)
         if (c->ignore_index == lf_p_prob_ignore[i]) prm[P_PROB_IGNORE] = (uint8_t)i;

@@ -42,13 +42,14 @@ static size_t reserve_params(uint8_t *data, size_t size, size_t max_size)
 
 static size_t random_bytes(uint8_t *data, size_t size, size_t max_size, unsigned *s)
 {
-    if (size == 0 || (next(s) % 8 == 0 && size < max_size)) data[size++] = (uint8_t)next(s);
-    else data[next(s) % size] ^= (uint8_t)(1u << (next(s) % 8));
+    if (size == 0 || (next(s) % 8 == 0 && size < max_size))
+        data[size++] = (uint8_t)next(s);
+    else
+        data[next(s) % size] ^= (uint8_t)(1u << (next(s) % 8));
     return size;
 }
 
-size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsigned seed,
-                 lf_byte_mutator fallback)
+size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsigned seed, lf_byte_mutator fallback)
 {
     unsigned s = seed;
     lf_byte_map lay;
@@ -58,8 +59,9 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
     size = reserve_params(data, size, max_size);
     if (size < LF_N_PARAMS) return fallback ? fallback(data, size, max_size) : size;
     if (op <= 1) { /* a parameter: shape, dtype or option */
-        static const int structural[] = {P_RANK, P_N, P_C, P_D1, P_TGT_SHAPE, P_TGT_DTYPE, P_IN_DTYPE,
-                                         P_WEIGHT, P_WEIGHT_VALUES, P_IN_LAYOUT, P_TGT_LAYOUT};
+        static const int structural[] = {P_RANK,          P_N,         P_C,         P_D1,
+                                         P_TGT_SHAPE,     P_TGT_DTYPE, P_IN_DTYPE,  P_WEIGHT,
+                                         P_WEIGHT_VALUES, P_IN_LAYOUT, P_TGT_LAYOUT};
         int k = op == 0 ? structural[next(&s) % LF_COUNT(structural)] : (int)(next(&s) % LF_N_PARAMS);
         uint8_t *p = &data[size - 1 - (size_t)k];
         *p = (uint8_t)(next(&s) % 2 ? *p + 1u : next(&s));
@@ -78,8 +80,8 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
         return size;
     }
     if ((op == 3 || op == 2) && lay.n_values > 0) { /* one logit to a special value */
-        static const float specials[] = {NAN, INFINITY, -INFINITY, 65504.0f, -65504.0f, 1e30f, -1e30f, 1e4f, 0.0f,
-                                         -0.0f, 1e-40f};
+        static const float specials[] = {NAN,    INFINITY, -INFINITY, 65504.0f, -65504.0f, 1e30f,
+                                         -1e30f, 1e4f,     0.0f,      -0.0f,    1e-40f};
         size_t at = lay.value_at + 4 * (next(&s) % lay.n_values);
         size = reserve_payload(data, size, max_size, at + 4);
         if (at + 4 <= size - LF_N_PARAMS) memcpy(data + at, &specials[next(&s) % LF_COUNT(specials)], 4);
@@ -88,15 +90,15 @@ size_t lf_mutate(lf_target t, uint8_t *data, size_t size, size_t max_size, unsig
     return fallback ? fallback(data, size, max_size) : random_bytes(data, size, max_size, &s);
 }
 
-size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size,
-                     uint8_t *out, size_t max_size, unsigned seed)
+size_t lf_cross_over(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size, uint8_t *out, size_t max_size,
+                     unsigned seed)
 {
     size_t params = a_size < LF_N_PARAMS ? a_size : LF_N_PARAMS;
     size_t payload = b_size > LF_N_PARAMS ? b_size - LF_N_PARAMS : 0;
     (void)seed;
     if (params > max_size) params = max_size;
     if (payload + params > max_size) payload = max_size - params;
-    memcpy(out, b, payload);                        /* payload of b */
+    memcpy(out, b, payload);                            /* payload of b */
     memcpy(out + payload, a + a_size - params, params); /* parameters of a */
     return payload + params;
 }

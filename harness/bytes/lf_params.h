@@ -11,9 +11,28 @@
 
 /* Parameter byte positions, counted from the end of the input. */
 enum {
-    P_LOSS, P_RANK, P_N, P_C, P_D1, P_D2, P_D3, P_IN_DTYPE, P_TGT_DTYPE, P_TGT_SHAPE,
-    P_WEIGHT, P_IGNORE_OR_POS_WEIGHT, P_REDUCTION, P_SMOOTHING, P_VALUE_MODE, P_PROB_IGNORE,
-    P_WEIGHT_VALUES, P_POS_WEIGHT_VALUES, P_SEED, P_IN_LAYOUT, P_TGT_LAYOUT, P_FILL,
+    P_LOSS,
+    P_RANK,
+    P_N,
+    P_C,
+    P_D1,
+    P_D2,
+    P_D3,
+    P_IN_DTYPE,
+    P_TGT_DTYPE,
+    P_TGT_SHAPE,
+    P_WEIGHT,
+    P_IGNORE_OR_POS_WEIGHT,
+    P_REDUCTION,
+    P_SMOOTHING,
+    P_VALUE_MODE,
+    P_PROB_IGNORE,
+    P_WEIGHT_VALUES,
+    P_POS_WEIGHT_VALUES,
+    P_SEED,
+    P_IN_LAYOUT,
+    P_TGT_LAYOUT,
+    P_FILL,
     P_COUNT
 };
 
@@ -40,10 +59,10 @@ static const int lf_p_rank_prob[] = {2, 1, 4, 3, 5, 0};
  * README.md, the figures). Entries 16, 25 and 28 were repeats of 2 and 5,
  * which the encoder never writes (it writes a class count's first entry): no
  * seed changed when they became 8193, 32000 and 50257. */
-static const int64_t lf_p_classes[] = {2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 4097,
-                                       8193, 3, 5, 4, 6, 10, 21, 32, 2049, 32000, 9, 17, 50257, 12, 128, 1536,
-                                       2, 3, 1, 4, 1025, 7, 8, 16, 33, 0, 64, 100, 255, 256, 20, 63,
-                                       2, 3, 5, 4, 6, 10, 21, 32, 65, 2, 9, 17, 5, 12, 128, 1536};
+static const int64_t lf_p_classes[] = {2,    3, 1, 4, 1025, 7,  8,  16, 33,   0,     64, 100, 255,   256, 20,  4097,
+                                       8193, 3, 5, 4, 6,    10, 21, 32, 2049, 32000, 9,  17,  50257, 12,  128, 1536,
+                                       2,    3, 1, 4, 1025, 7,  8,  16, 33,   0,     64, 100, 255,   256, 20,  63,
+                                       2,    3, 5, 4, 6,    10, 21, 32, 65,   2,     9,  17,  5,     12,  128, 1536};
 static const lf_dtype lf_p_in_dtypes[] = {LF_F32, LF_F64, LF_BF16, LF_F16};
 /* fuzz_linear's hidden sizes: small, odd, a tile's edge (16, 32, 64, 128) and one past it. */
 static const int64_t lf_p_hidden[] = {4, 8, 1, 16, 3, 33, 64, 2, 0, 128, 5, 65, 17, 32, 256, 7};
@@ -55,17 +74,48 @@ static const double lf_p_smoothing[] = {0.0, 0.1, 0.5, 1.0, 0.9, 1.5, -0.1, __bu
 static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
 
 /* Class target shapes: the right one, or a common mistake. */
-enum { TS_EXACT, TS_TRAILING_ONE, TS_CHANNEL_ONE, TS_BATCH_PLUS_ONE, TS_DROP_LAST, TS_SCALAR, TS_BATCH_MINUS_ONE, TS_COUNT };
+enum {
+    TS_EXACT,
+    TS_TRAILING_ONE,
+    TS_CHANNEL_ONE,
+    TS_BATCH_PLUS_ONE,
+    TS_DROP_LAST,
+    TS_SCALAR,
+    TS_BATCH_MINUS_ONE,
+    TS_COUNT
+};
 /* Class weights (cross_entropy, nll_loss): none, [C], [C+1], [C] in another
  * dtype, [1, C], [C, 1], 0-D, [C-1], [2, C], [C] int64 - what PyTorch accepts
  * (nll_loss2d takes any shape of C elements) and what it refuses. */
-enum { W_NONE, W_PER_CLASS, W_ONE_TOO_MANY, W_OTHER_DTYPE, W_ROW, W_COLUMN, W_SCALAR, W_ONE_TOO_FEW, W_TWO_ROWS,
-       W_INT, W_COUNT };
+enum {
+    W_NONE,
+    W_PER_CLASS,
+    W_ONE_TOO_MANY,
+    W_OTHER_DTYPE,
+    W_ROW,
+    W_COLUMN,
+    W_SCALAR,
+    W_ONE_TOO_FEW,
+    W_TWO_ROWS,
+    W_INT,
+    W_COUNT
+};
 /* BCE weight and pos_weight, against the input's shape [..., L]: none, [L],
  * [1], 0-D, the input's shape, the input's with L = 1, a leading 1 more
  * (broadcasts past the input: refused), [L+1], [L] in another dtype, [N]. */
-enum { B_NONE, B_LAST, B_ONE, B_SCALAR, B_FULL, B_LAST_ONE, B_LEADING_ONE, B_LAST_PLUS_ONE, B_OTHER_DTYPE, B_FIRST,
-       B_COUNT };
+enum {
+    B_NONE,
+    B_LAST,
+    B_ONE,
+    B_SCALAR,
+    B_FULL,
+    B_LAST_ONE,
+    B_LEADING_ONE,
+    B_LAST_PLUS_ONE,
+    B_OTHER_DTYPE,
+    B_FIRST,
+    B_COUNT
+};
 /* Weight values (P_WEIGHT_VALUES, P_POS_WEIGHT_VALUES): byte % 8 the
  * generator, byte / 8 % 4 the share of special values (0, 0.1, 0.3, all),
  * seeded by P_SEED: generated whatever the payload's length. P_SEED also
@@ -74,12 +124,21 @@ enum { B_NONE, B_LAST, B_ONE, B_SCALAR, B_FULL, B_LAST_ONE, B_LEADING_ONE, B_LAS
 enum { WV_PAYLOAD, WV_ONES, WV_UNIFORM_0_2, WV_UNIFORM_NEAR_1, WV_INTS_0_2, WV_ZEROS, WV_SIGNED, WV_HUGE, WV_COUNT };
 static const double lf_p_special_rates[] = {0, 0.1, 0.3, 1.0};
 /* Zero, -0, NaN, +-inf, a float32 denormal, huge, float16's largest. */
-static const double lf_p_weight_specials[] = {0.0, -0.0, __builtin_nan(""), __builtin_inf(), -__builtin_inf(),
-                                              1e-40, 1e30, 65504.0};
+static const double lf_p_weight_specials[] = {0.0,  -0.0,   __builtin_nan(""), __builtin_inf(), -__builtin_inf(), 1e-40,
+                                              1e30, 65504.0};
 /* Memory layout of input and target (P_IN_LAYOUT, P_TGT_LAYOUT): byte % 16 the
  * kind, byte / 16 its argument (the dim, the padding, the offset). */
-enum { L_CONTIGUOUS, L_TRANSPOSED, L_CHANNELS_LAST, L_ROW_PITCH, L_OFFSET, L_EXPANDED, L_EVERY_OTHER, L_MIXED,
-       L_KINDS };
+enum {
+    L_CONTIGUOUS,
+    L_TRANSPOSED,
+    L_CHANNELS_LAST,
+    L_ROW_PITCH,
+    L_OFFSET,
+    L_EXPANDED,
+    L_EVERY_OTHER,
+    L_MIXED,
+    L_KINDS
+};
 /* Bytes from L_KINDS to L_COUNT - 1 are contiguous too: a mutated byte is as
  * likely contiguous as not, since most calls in the wild are. */
 #define L_COUNT 16
@@ -97,8 +156,8 @@ enum { LF_N_SPECIAL_LABELS = 16 };
 static inline double lf_special_label(unsigned k, int64_t C, int64_t ignore_index)
 {
     static const double fixed[LF_N_SPECIAL_LABELS] = {
-        0, 0, -1, -100, 255, 0, 2147483648.0, 4294967299.0,
-        -2147483648.0, 9223372036854775807.0, 254, 0, 4294967297.0, 65536, -2, 1e6};
+        0,   0, -1,           -100,  255, 0,  2147483648.0, 4294967299.0, -2147483648.0, 9223372036854775807.0,
+        254, 0, 4294967297.0, 65536, -2,  1e6};
     switch (k % LF_N_SPECIAL_LABELS) { /* the C-relative ones */
     case 0: return (double)C;
     case 1: return (double)C - 1;

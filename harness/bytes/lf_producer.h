@@ -11,12 +11,12 @@
 
 /* head counts every payload byte asked for, also past the end (where zeros are
  * read), so positions in a layout do not depend on how many bytes there are. */
-typedef struct { const uint8_t *data; size_t size, head; } lf_producer;
+typedef struct {
+    const uint8_t *data;
+    size_t size, head;
+} lf_producer;
 
-static inline uint8_t lf_take_param(lf_producer *p)
-{
-    return p->size > p->head ? p->data[--p->size] : 0;
-}
+static inline uint8_t lf_take_param(lf_producer *p) { return p->size > p->head ? p->data[--p->size] : 0; }
 
 /* n payload bytes into out, zero-filled past the end. */
 static inline void lf_take_bytes(lf_producer *p, void *out, size_t n)

@@ -17,9 +17,9 @@
 
 typedef struct {
     char signature[LF_SIGNATURE_MAX];
-    char accepted[256];   /* the claims' reason where the kernel deviates on purpose; "" otherwise */
+    char accepted[256]; /* the claims' reason where the kernel deviates on purpose; "" otherwise */
     long hits;
-    double first_s;       /* seconds from the campaign's start to its first hit */
+    double first_s; /* seconds from the campaign's start to its first hit */
 } lf_campaign_entry;
 
 /* Starts a campaign in DIR (made if missing): its start time goes to

@@ -20,7 +20,9 @@
 #include "lf_minimize.h"
 
 enum { MAX_KEYS = 1024 };
-typedef struct { char key[LF_SIGNATURE_MAX], signature[LF_SIGNATURE_MAX]; } key_entry;
+typedef struct {
+    char key[LF_SIGNATURE_MAX], signature[LF_SIGNATURE_MAX];
+} key_entry;
 struct lf_campaign {
     char dir[4096];
     double minimize_ms;
@@ -97,7 +99,8 @@ static bool new_key(lf_campaign *k, const char *key, lf_case *c, const lf_backen
     mkdir(repros, 0777);
     if (lf_minimize(c, be, &opts, &st)) lf_signature(c, be, e->signature, sizeof e->signature);
     share_key(k, e);
-    if (!lf_campaign_record(k->dir, e->signature, NULL, c, &is_new)) fprintf(stderr, "lossfuzz: cannot write to %s\n", k->dir);
+    if (!lf_campaign_record(k->dir, e->signature, NULL, c, &is_new))
+        fprintf(stderr, "lossfuzz: cannot write to %s\n", k->dir);
     if (!is_new) return false;
     if (!lf_save_regression(c, e->signature, lf_paths_kernel_name(be), repros, path, sizeof path, &existed)) {
         fprintf(stderr, "lossfuzz: cannot save the finding into %s\n", repros);
@@ -115,11 +118,15 @@ bool lf_campaign_hit(lf_campaign *k, lf_case *c, const lf_verdict *v, const lf_b
         char key[LF_SIGNATURE_MAX];
         key_entry *e;
         lf_finding_key(c, v->finding_class, key, sizeof key);
-        if ((e = key_of(k, key))) lf_campaign_record(k->dir, e->signature, NULL, c, &is_new);
-        else is_new = new_key(k, key, c, be);
+        if ((e = key_of(k, key)))
+            lf_campaign_record(k->dir, e->signature, NULL, c, &is_new);
+        else
+            is_new = new_key(k, key, c, be);
     } else if (v->accepted[0]) { /* reported with its first case and counted; never failing */
         lf_campaign_record(k->dir, v->accepted_signature, v->accepted, c, &is_new);
-        if (is_new) printf("accepted %s: %s (after %.1f s)\n", v->accepted_signature, v->accepted, lf_campaign_elapsed_s(k->dir));
+        if (is_new)
+            printf("accepted %s: %s (after %.1f s)\n", v->accepted_signature, v->accepted,
+                   lf_campaign_elapsed_s(k->dir));
     }
     return is_new;
 }

@@ -19,7 +19,7 @@ typedef struct {
     const lf_campaign_entry *e;
     int harm;
     const char *harm_label;
-    char file[4600];   /* the minimized repro, else the first case */
+    char file[4600]; /* the minimized repro, else the first case */
     char one_line[700];
     char pytorch[400], kernel[400], detail[512];
 } report_item;
@@ -87,8 +87,10 @@ static void one_line(const lf_case *c, char *out, size_t len)
     json_t *j = text ? json_loads(text, 0, NULL) : NULL;
     char *compact = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
     const char *s = compact ? compact : "(not printable)";
-    if (strlen(s) < len) snprintf(out, len, "%s", s);
-    else snprintf(out, len, "%.*s ...", (int)len - 8, s);
+    if (strlen(s) < len)
+        snprintf(out, len, "%s", s);
+    else
+        snprintf(out, len, "%.*s ...", (int)len - 8, s);
     free(compact);
     json_decref(j);
     free(text);
@@ -107,8 +109,10 @@ static void check_item(report_item *it, const lf_backend *be)
     lf_oracle_check(&c, be, &v);
     class_of(it->e->signature, cls, sizeof cls);
     const char *path = strchr(cls, '/') ? strchr(cls, '/') + 1 : "";
-    const lf_result *k = !strncmp(path, "guard", 5) ? &v.guard : !strncmp(path, "reference", 9) ? &v.reference
-                       : v.has_kernel ? &v.kernel : &v.guard;
+    const lf_result *k = !strncmp(path, "guard", 5)       ? &v.guard
+                         : !strncmp(path, "reference", 9) ? &v.reference
+                         : v.has_kernel                   ? &v.kernel
+                                                          : &v.guard;
     lf_result_line(it->pytorch, sizeof it->pytorch, &v.spec);
     lf_result_line(it->kernel, sizeof it->kernel, k);
     snprintf(it->detail, sizeof it->detail, "%s", v.finding ? v.detail : "(not reproduced by this repro now)");
@@ -135,7 +139,8 @@ static void write_markdown(FILE *f, const char *title, report_item *it, int n, c
     long hits = 0;
     int accepted = 0;
     for (int i = 0; i < n; i++) hits += it[i].e->hits, accepted += it[i].e->accepted[0] != 0;
-    fprintf(f, "# lossfuzz campaign: %s\n\n%d distinct finding%s (%d accepted by the kernel's claims), %ld hits in all.\n",
+    fprintf(f,
+            "# lossfuzz campaign: %s\n\n%d distinct finding%s (%d accepted by the kernel's claims), %ld hits in all.\n",
             title, n - accepted, n - accepted == 1 ? "" : "s", accepted, hits);
     const char *section = NULL;
     for (int i = 0; i < n; i++) {

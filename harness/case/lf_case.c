@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 const char *const lf_case_tensor_names[LF_CASE_TENSORS] = {"input",      "target",        "weight",
                                                            "pos_weight", "linear_weight", "linear_bias"};
 
@@ -30,10 +29,11 @@ int64_t lf_numel_limit = LF_MAX_NUMEL;
 void lf_format_size_limit(char *err, size_t errlen)
 {
     double n = (double)lf_numel_limit;
-    snprintf(err, errlen, "shape has more than %lld elements, the limit (checking costs about %.0f bytes and %.0f ns "
-             "an element: %.1f GiB and %.0f s at the limit)", (long long)lf_numel_limit, LF_CHECK_BYTES_PER_ELEMENT,
-             LF_CHECK_SECONDS_PER_ELEMENT * 1e9, n * LF_CHECK_BYTES_PER_ELEMENT / (1 << 30),
-             n * LF_CHECK_SECONDS_PER_ELEMENT);
+    snprintf(err, errlen,
+             "shape has more than %lld elements, the limit (checking costs about %.0f bytes and %.0f ns "
+             "an element: %.1f GiB and %.0f s at the limit)",
+             (long long)lf_numel_limit, LF_CHECK_BYTES_PER_ELEMENT, LF_CHECK_SECONDS_PER_ELEMENT * 1e9,
+             n * LF_CHECK_BYTES_PER_ELEMENT / (1 << 30), n * LF_CHECK_SECONDS_PER_ELEMENT);
 }
 
 const lf_init_field lf_init_fields[LF_INIT_FIELD_COUNT] = {
@@ -50,7 +50,10 @@ const char *lf_outcome_name(lf_outcome_kind k) { return outcome_names[k]; }
 bool lf_outcome_parse(const char *name, lf_outcome_kind *out)
 {
     for (int k = LF_OUTCOME_OK; k <= LF_OUTCOME_DEVICE_ASSERT; k++)
-        if (strcmp(name, outcome_names[k]) == 0) { *out = (lf_outcome_kind)k; return true; }
+        if (strcmp(name, outcome_names[k]) == 0) {
+            *out = (lf_outcome_kind)k;
+            return true;
+        }
     return false;
 }
 
@@ -115,8 +118,7 @@ void lf_case_free(lf_case *c)
     c->n_expect_value = 0;
 }
 
-bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape,
-                     char *err, size_t errlen)
+bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape, char *err, size_t errlen)
 {
     int64_t numel = 1;
     if (ndim < 0 || ndim > LF_MAX_DIMS) {
@@ -185,7 +187,8 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
         /* F.linear's answers to mixed dtypes depend on the shapes (an empty
          * product skips the check in torch 1.13) and are not cross-entropy's: not modelled */
         if (lw->dtype != c->input.dtype || (lb->present && (lb->dtype != c->input.dtype || lb->ndim > 1))) {
-            snprintf(err, errlen, "linear_weight, linear_bias: lossfuzz models linear_cross_entropy with input, "
+            snprintf(err, errlen,
+                     "linear_weight, linear_bias: lossfuzz models linear_cross_entropy with input, "
                      "linear_weight and linear_bias of one dtype, the bias [V], [1] or []");
             return false;
         }

@@ -10,8 +10,8 @@
 #include "lf_dtype.h"
 #include "lf_losses.h"
 
-#define LF_MAX_DIMS 8                      /* inputs and targets up to 8-D (PyTorch takes more; cases rarely need it) */
-#define LF_MAX_NUMEL ((int64_t)1 << 28)    /* per tensor; larger shapes are refused, not allocated */
+#define LF_MAX_DIMS 8                   /* inputs and targets up to 8-D (PyTorch takes more; cases rarely need it) */
+#define LF_MAX_NUMEL ((int64_t)1 << 28) /* per tensor; larger shapes are refused, not allocated */
 
 /* The per-tensor element limit in force (LF_MAX_NUMEL unless lowered, as the
  * fuzz targets do to keep every execution fast). */
@@ -36,16 +36,25 @@ typedef struct {
     double mean, std, low, high, value, offset, special_rate;
     double specials[LF_MAX_SPECIALS];
     int n_specials;
-    unsigned given;                        /* LF_INIT_HAS_* bits: keys present in the file */
+    unsigned given; /* LF_INIT_HAS_* bits: keys present in the file */
 } lf_init;
 
 enum {
-    LF_INIT_HAS_MEAN = 1, LF_INIT_HAS_STD = 2, LF_INIT_HAS_LOW = 4, LF_INIT_HAS_HIGH = 8,
-    LF_INIT_HAS_VALUE = 16, LF_INIT_HAS_OFFSET = 32, LF_INIT_HAS_SPECIALS = 64
+    LF_INIT_HAS_MEAN = 1,
+    LF_INIT_HAS_STD = 2,
+    LF_INIT_HAS_LOW = 4,
+    LF_INIT_HAS_HIGH = 8,
+    LF_INIT_HAS_VALUE = 16,
+    LF_INIT_HAS_OFFSET = 32,
+    LF_INIT_HAS_SPECIALS = 64
 };
 
 /* The numeric keys of an init object, shared by the reader and the writer. */
-typedef struct { const char *key; size_t offset; unsigned bit; } lf_init_field;
+typedef struct {
+    const char *key;
+    size_t offset;
+    unsigned bit;
+} lf_init_field;
 #define LF_INIT_FIELD_COUNT 7
 extern const lf_init_field lf_init_fields[LF_INIT_FIELD_COUNT];
 
@@ -55,18 +64,18 @@ typedef struct {
     int ndim;
     int64_t shape[LF_MAX_DIMS];
     int64_t numel;
-    void *data;                            /* the values: contiguous, row-major, numel elements */
+    void *data; /* the values: contiguous, row-major, numel elements */
     /* How the kernels get it in memory (lf_layout.h): PyTorch's strides and
      * storage offset, in elements; strided = false is contiguous. A transposed,
      * sliced, channels-last or expanded tensor keeps its values in `data`. */
     bool strided;
     int64_t strides[LF_MAX_DIMS];
     int64_t offset;
-    bool borrowed;                         /* data belongs to someone else (a mapped dump) */
-    bool on_device;                        /* data is the backend's memory (a CUDA tensor handed to the
+    bool borrowed;  /* data belongs to someone else (a mapped dump) */
+    bool on_device; /* data is the backend's memory (a CUDA tensor handed to the
                                             * guard library): given to the kernels as it is, never read
                                             * on the host; borrowed too */
-    bool generated;                        /* values came from `init`, not a list */
+    bool generated; /* values came from `init`, not a list */
     lf_init init;
 } lf_tensor;
 
@@ -79,7 +88,7 @@ typedef struct {
  * file gets the defaults (seed 0, random, true). */
 typedef enum { LF_UPSTREAM_RANDOM, LF_UPSTREAM_ZERO_FIRST, LF_UPSTREAM_EQUAL, LF_UPSTREAM_COUNT } lf_upstream;
 typedef struct {
-    bool given;                            /* written in the case file (or set by the fuzzer): kept there */
+    bool given; /* written in the case file (or set by the fuzzer): kept there */
     uint64_t seed;
     lf_upstream upstream;
     bool input_requires_grad;
@@ -104,20 +113,20 @@ void lf_upstream_values(const lf_backward *b, int64_t n, double *out);
 typedef struct {
     lf_loss loss;
     lf_tensor input, target, weight, pos_weight;
-    lf_tensor linear_weight, linear_bias;  /* LF_LOSS_LINEAR_CROSS_ENTROPY only */
-    int64_t ignore_index;                  /* default -100 */
-    lf_reduction reduction;                /* default mean */
-    char reduction_name[32];               /* as written; kept for invalid names */
-    double label_smoothing;                /* default 0 */
+    lf_tensor linear_weight, linear_bias; /* LF_LOSS_LINEAR_CROSS_ENTROPY only */
+    int64_t ignore_index;                 /* default -100 */
+    lf_reduction reduction;               /* default mean */
+    char reduction_name[32];              /* as written; kept for invalid names */
+    double label_smoothing;               /* default 0 */
     bool has_ignore_index, has_reduction, has_label_smoothing;
-    lf_outcome_kind expect;                /* LF_OUTCOME_NONE when the file gives none */
-    char expect_error[48];                 /* optional expected error class */
-    char expect_hint[32];                  /* optional expected guard hint id (a user's repro keeps it) */
-    double *expect_value;                  /* optional expected result (PyTorch's numbers) */
+    lf_outcome_kind expect; /* LF_OUTCOME_NONE when the file gives none */
+    char expect_error[48];  /* optional expected error class */
+    char expect_hint[32];   /* optional expected guard hint id (a user's repro keeps it) */
+    double *expect_value;   /* optional expected result (PyTorch's numbers) */
     int64_t n_expect_value;
-    bool expect_value_scalar;              /* written as a number, not a list */
-    char note[256];                        /* optional free text, kept for readers */
-    lf_backward backward;                  /* a kernel under test's backward half */
+    bool expect_value_scalar; /* written as a number, not a list */
+    char note[256];           /* optional free text, kept for readers */
+    lf_backward backward;     /* a kernel under test's backward half */
 } lf_case;
 
 /* The case's tensors in one order, for what treats them alike (copies,
@@ -142,8 +151,7 @@ void lf_case_free(lf_case *c);
 
 /* Sets shape and dtype, checks the size limit and allocates zeroed data.
  * Returns false (with a message in err) for a negative dim or a shape too large. */
-bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape,
-                     char *err, size_t errlen);
+bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape, char *err, size_t errlen);
 void lf_tensor_free(lf_tensor *t);
 
 /* Fills t->data from t->init. `class_dim` is where one-hot and probability

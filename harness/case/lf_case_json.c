@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { char *msg; size_t len; } errbuf;
+typedef struct {
+    char *msg;
+    size_t len;
+} errbuf;
 
 static bool fail(errbuf *e, const char *fmt, ...)
 {
@@ -25,13 +28,20 @@ static bool fail(errbuf *e, const char *fmt, ...)
 /* A JSON number, or one of the strings "nan", "inf", "+inf", "-inf". */
 static bool get_number(json_t *v, double *out)
 {
-    if (json_is_number(v)) { *out = json_number_value(v); return true; }
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        return true;
+    }
     if (!json_is_string(v)) return false;
     const char *s = json_string_value(v);
-    if (!strcmp(s, "nan")) *out = NAN;
-    else if (!strcmp(s, "inf") || !strcmp(s, "+inf")) *out = INFINITY;
-    else if (!strcmp(s, "-inf")) *out = -INFINITY;
-    else return false;
+    if (!strcmp(s, "nan"))
+        *out = NAN;
+    else if (!strcmp(s, "inf") || !strcmp(s, "+inf"))
+        *out = INFINITY;
+    else if (!strcmp(s, "-inf"))
+        *out = -INFINITY;
+    else
+        return false;
     return true;
 }
 
@@ -39,7 +49,8 @@ static bool check_keys(json_t *obj, const char *where, const char *const *allowe
 {
     const char *key;
     json_t *v;
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         bool ok = false;
         for (const char *const *a = allowed; *a; a++) ok |= !strcmp(key, *a);
         if (!ok) return fail(e, "%s: unknown key \"%s\"", where, key);
@@ -49,8 +60,8 @@ static bool check_keys(json_t *obj, const char *where, const char *const *allowe
 
 static bool parse_init(json_t *o, const char *where, lf_init *in, errbuf *e)
 {
-    static const char *const keys[] = {"init", "seed", "mean", "std", "low", "high", "value",
-                                       "offset", "special_rate", "specials", NULL};
+    static const char *const keys[] = {"init",  "seed",   "mean",         "std",      "low", "high",
+                                       "value", "offset", "special_rate", "specials", NULL};
     if (!check_keys(o, where, keys, e)) return false;
     json_t *kind = json_object_get(o, "init"), *seed = json_object_get(o, "seed");
     if (!json_is_string(kind) || strlen(json_string_value(kind)) >= sizeof in->kind)
@@ -85,27 +96,29 @@ static bool parse_init(json_t *o, const char *where, lf_init *in, errbuf *e)
 static bool parse_value_list(json_t *list, lf_tensor *t, const char *where, errbuf *e)
 {
     if ((int64_t)json_array_size(list) != t->numel)
-        return fail(e, "%s.values: has %zu numbers, the shape needs %lld", where,
-                    json_array_size(list), (long long)t->numel);
+        return fail(e, "%s.values: has %zu numbers, the shape needs %lld", where, json_array_size(list),
+                    (long long)t->numel);
     for (int64_t i = 0; i < t->numel; i++) {
         json_t *v = json_array_get(list, (size_t)i);
         if (!lf_dtype_is_float(t->dtype)) {
             double d;
             int64_t x;
-            if (json_is_integer(v)) x = json_integer_value(v);
-            else if (json_is_boolean(v)) x = json_is_true(v);
-            else if (json_is_real(v) && get_number(v, &d) && d == floor(d) && fabs(d) < 9e18) x = (int64_t)d;
-            else return fail(e, "%s.values[%lld]: %s needs integers", where, (long long)i,
-                             lf_dtype_name(t->dtype));
+            if (json_is_integer(v))
+                x = json_integer_value(v);
+            else if (json_is_boolean(v))
+                x = json_is_true(v);
+            else if (json_is_real(v) && get_number(v, &d) && d == floor(d) && fabs(d) < 9e18)
+                x = (int64_t)d;
+            else
+                return fail(e, "%s.values[%lld]: %s needs integers", where, (long long)i, lf_dtype_name(t->dtype));
             if ((double)x != lf_dtype_round(t->dtype, (double)x))
-                return fail(e, "%s.values[%lld]: %lld does not fit %s", where, (long long)i,
-                            (long long)x, lf_dtype_name(t->dtype));
+                return fail(e, "%s.values[%lld]: %lld does not fit %s", where, (long long)i, (long long)x,
+                            lf_dtype_name(t->dtype));
             lf_store_i64(t->data, t->dtype, i, x);
         } else {
             double d;
             if (!get_number(v, &d))
-                return fail(e, "%s.values[%lld]: expected a number or \"nan\", \"inf\", \"-inf\"",
-                            where, (long long)i);
+                return fail(e, "%s.values[%lld]: expected a number or \"nan\", \"inf\", \"-inf\"", where, (long long)i);
             lf_store_f64(t->data, t->dtype, i, d);
         }
     }
@@ -134,8 +147,10 @@ static bool parse_layout(json_t *o, const char *where, lf_tensor *t, errbuf *e)
     if (t->generated) return lf_layout_settle(t) || fail(e, "%s: out of memory", where); /* generated: made to repeat */
     int64_t bad = lf_layout_conflict(t);
     if (bad >= 0)
-        return fail(e, "%s.values[%lld] differs from an element that shares its memory (the strides expand the "
-                       "tensor: its values must repeat along the stride-0 dims)", where, (long long)bad);
+        return fail(e,
+                    "%s.values[%lld] differs from an element that shares its memory (the strides expand the "
+                    "tensor: its values must repeat along the stride-0 dims)",
+                    where, (long long)bad);
     return true;
 }
 
@@ -144,12 +159,13 @@ static bool parse_tensor(json_t *o, const char *where, lf_tensor *t, errbuf *e)
     static const char *const keys[] = {"dtype", "shape", "values", "strides", "offset", NULL};
     if (!json_is_object(o)) return fail(e, "%s: expected an object with dtype, shape, values", where);
     if (!check_keys(o, where, keys, e)) return false;
-    json_t *dt = json_object_get(o, "dtype"), *sh = json_object_get(o, "shape"),
-           *vals = json_object_get(o, "values");
+    json_t *dt = json_object_get(o, "dtype"), *sh = json_object_get(o, "shape"), *vals = json_object_get(o, "values");
     lf_dtype dtype;
     if (!json_is_string(dt) || !lf_dtype_parse(json_string_value(dt), &dtype))
-        return fail(e, "%s.dtype: expected one of float64, float32, float16, bfloat16, int64, "
-                       "int32, uint8, bool", where);
+        return fail(e,
+                    "%s.dtype: expected one of float64, float32, float16, bfloat16, int64, "
+                    "int32, uint8, bool",
+                    where);
     if (!json_is_array(sh) || json_array_size(sh) > LF_MAX_DIMS)
         return fail(e, "%s.shape: expected a list of at most %d sizes", where, LF_MAX_DIMS);
     int64_t shape[LF_MAX_DIMS];
@@ -165,8 +181,7 @@ static bool parse_tensor(json_t *o, const char *where, lf_tensor *t, errbuf *e)
     if (json_is_array(vals)) {
         if (!parse_value_list(vals, t, where, e)) return false;
     } else {
-        if (!json_is_object(vals))
-            return fail(e, "%s.values: expected a list of numbers or an init object", where);
+        if (!json_is_object(vals)) return fail(e, "%s.values: expected a list of numbers or an init object", where);
         char at[64];
         snprintf(at, sizeof at, "%s.values", where);
         if (!parse_init(vals, at, &t->init, e)) return false;
@@ -203,8 +218,13 @@ static bool parse_expect_value(json_t *v, lf_case *c, errbuf *e)
 /* "backward": {"seed": 7, "upstream": "random", "input_requires_grad": true} */
 static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
 {
-    static const char *const keys[] = {"seed", "upstream", "input_requires_grad", "linear_weight_requires_grad",
-                                       "linear_bias_requires_grad", "through_softmax", NULL};
+    static const char *const keys[] = {"seed",
+                                       "upstream",
+                                       "input_requires_grad",
+                                       "linear_weight_requires_grad",
+                                       "linear_bias_requires_grad",
+                                       "through_softmax",
+                                       NULL};
     if (!json_is_object(o)) return fail(e, "backward: expected an object");
     if (!check_keys(o, "backward", keys, e)) return false;
     json_t *v;
@@ -213,7 +233,8 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
         if (!json_is_integer(v) || json_integer_value(v) < 0) return fail(e, "backward.seed: expected an integer >= 0");
         b->seed = (uint64_t)json_integer_value(v);
     }
-    if ((v = json_object_get(o, "upstream")) && (!json_is_string(v) || !lf_upstream_parse(json_string_value(v), &b->upstream)))
+    if ((v = json_object_get(o, "upstream")) &&
+        (!json_is_string(v) || !lf_upstream_parse(json_string_value(v), &b->upstream)))
         return fail(e, "backward.upstream: expected random, zero_first or equal");
     static const char *const flags[] = {"input_requires_grad", "linear_weight_requires_grad",
                                         "linear_bias_requires_grad", "through_softmax"};
@@ -229,9 +250,10 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
 
 static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
-    static const char *const keys[] = {"loss", "note", "input", "target", "weight", "pos_weight",
-                                       "linear_weight", "linear_bias", "ignore_index", "reduction", "label_smoothing", "expect",
-                                       "expect_error", "expect_hint", "expect_value", "backward", NULL};
+    static const char *const keys[] = {
+        "loss",         "note",         "input",     "target",          "weight", "pos_weight",   "linear_weight",
+        "linear_bias",  "ignore_index", "reduction", "label_smoothing", "expect", "expect_error", "expect_hint",
+        "expect_value", "backward",     NULL};
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
     if (!check_keys(root, "case", keys, e)) return false;
     json_t *v = json_object_get(root, "loss");
@@ -251,7 +273,8 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
     if (!parse_tensor(json_object_get(root, "target"), "target", &c->target, e)) return false;
     for (int k = LF_T_WEIGHT; k < LF_CASE_TENSORS; k++) /* the optional ones */
         if ((v = json_object_get(root, lf_case_tensor_names[k])) && !json_is_null(v) &&
-            !parse_tensor(v, lf_case_tensor_names[k], lf_case_tensor(c, k), e)) return false;
+            !parse_tensor(v, lf_case_tensor_names[k], lf_case_tensor(c, k), e))
+            return false;
     if ((v = json_object_get(root, "ignore_index"))) {
         if (!json_is_integer(v)) return fail(e, "ignore_index: expected an integer");
         c->ignore_index = json_integer_value(v);

@@ -10,7 +10,11 @@
 
 #include "lf_case_json.h"
 
-typedef struct { char *s; size_t len, cap; bool oom; } strbuf;
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} strbuf;
 
 static void put(strbuf *b, const char *fmt, ...)
 {
@@ -22,7 +26,10 @@ static void put(strbuf *b, const char *fmt, ...)
     if (b->len + (size_t)n + 1 > b->cap) {
         size_t cap = (b->len + (size_t)n + 1) * 2;
         char *grown = realloc(b->s, cap);
-        if (!grown) { b->oom = true; return; }
+        if (!grown) {
+            b->oom = true;
+            return;
+        }
         b->s = grown;
         b->cap = cap;
     }
@@ -34,8 +41,14 @@ static void put(strbuf *b, const char *fmt, ...)
 
 void lf_json_number(char *buf, size_t len, double v, lf_dtype t)
 {
-    if (isnan(v)) { snprintf(buf, len, "\"nan\""); return; }
-    if (isinf(v)) { snprintf(buf, len, v > 0 ? "\"inf\"" : "\"-inf\""); return; }
+    if (isnan(v)) {
+        snprintf(buf, len, "\"nan\"");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, len, v > 0 ? "\"inf\"" : "\"-inf\"");
+        return;
+    }
     if (!lf_dtype_is_float(t) || (v == floor(v) && fabs(v) < 1e15)) {
         snprintf(buf, len, "%.0f", v);
         if (lf_dtype_is_float(t)) strncat(buf, ".0", len - strlen(buf) - 1);
@@ -89,8 +102,10 @@ static void put_tensor(strbuf *b, const char *key, const lf_tensor *t)
     } else {
         put(b, "[");
         for (int64_t i = 0; i < t->numel; i++) {
-            if (lf_dtype_is_float(t->dtype)) lf_json_number(num, sizeof num, lf_load_f64(t->data, t->dtype, i), t->dtype);
-            else snprintf(num, sizeof num, "%lld", (long long)lf_load_i64(t->data, t->dtype, i));
+            if (lf_dtype_is_float(t->dtype))
+                lf_json_number(num, sizeof num, lf_load_f64(t->data, t->dtype, i), t->dtype);
+            else
+                snprintf(num, sizeof num, "%lld", (long long)lf_load_i64(t->data, t->dtype, i));
             put(b, "%s%s", i ? ", " : "", num);
         }
         put(b, "]");
@@ -108,13 +123,19 @@ char *lf_case_to_json(const lf_case *c)
     strbuf b = {0};
     char num[40];
     put(&b, "{\"loss\": \"%s\"", lf_loss_name(c->loss));
-    if (c->note[0]) { put(&b, ",\n \"note\": "); put_string(&b, c->note); }
+    if (c->note[0]) {
+        put(&b, ",\n \"note\": ");
+        put_string(&b, c->note);
+    }
     put_tensor(&b, "input", &c->input);
     put_tensor(&b, "target", &c->target);
     for (int k = LF_T_WEIGHT; k < LF_CASE_TENSORS; k++) /* the optional ones */
         if (lf_case_tensor_const(c, k)->present) put_tensor(&b, lf_case_tensor_names[k], lf_case_tensor_const(c, k));
     if (c->has_ignore_index) put(&b, ",\n \"ignore_index\": %lld", (long long)c->ignore_index);
-    if (c->has_reduction) { put(&b, ",\n \"reduction\": "); put_string(&b, c->reduction_name); }
+    if (c->has_reduction) {
+        put(&b, ",\n \"reduction\": ");
+        put_string(&b, c->reduction_name);
+    }
     if (c->has_label_smoothing) {
         lf_json_number(num, sizeof num, c->label_smoothing, LF_F64);
         put(&b, ",\n \"label_smoothing\": %s", num);
@@ -130,8 +151,14 @@ char *lf_case_to_json(const lf_case *c)
         put(&b, "}");
     }
     if (c->expect) put(&b, ",\n \"expect\": \"%s\"", lf_outcome_name(c->expect));
-    if (c->expect_error[0]) { put(&b, ",\n \"expect_error\": "); put_string(&b, c->expect_error); }
-    if (c->expect_hint[0]) { put(&b, ",\n \"expect_hint\": "); put_string(&b, c->expect_hint); }
+    if (c->expect_error[0]) {
+        put(&b, ",\n \"expect_error\": ");
+        put_string(&b, c->expect_error);
+    }
+    if (c->expect_hint[0]) {
+        put(&b, ",\n \"expect_hint\": ");
+        put_string(&b, c->expect_hint);
+    }
     if (c->expect_value) {
         put(&b, ",\n \"expect_value\": %s", c->expect_value_scalar ? "" : "[");
         for (int64_t i = 0; i < c->n_expect_value; i++) {
@@ -141,6 +168,9 @@ char *lf_case_to_json(const lf_case *c)
         if (!c->expect_value_scalar) put(&b, "]");
     }
     put(&b, "}\n");
-    if (b.oom) { free(b.s); return NULL; }
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
     return b.s;
 }

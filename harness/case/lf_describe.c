@@ -19,15 +19,16 @@ static json_t *words(const char *text) /* "input target" -> ["input", "target"] 
 
 static json_t *loss_json(const lf_loss_info *L)
 {
-    static const char *const target_kinds[] = {[LF_CLASS_TARGETS] = "class", [LF_PROB_TARGETS] = "prob",
-                                               [LF_BINARY_TARGETS] = "binary"};
+    static const char *const target_kinds[] = {
+        [LF_CLASS_TARGETS] = "class", [LF_PROB_TARGETS] = "prob", [LF_BINARY_TARGETS] = "binary"};
     json_t *targets = json_array(), *options = json_array();
     for (int k = 0; k < (int)(sizeof target_kinds / sizeof *target_kinds); k++)
         if (L->targets & LF_TAKES(k)) json_array_append_new(targets, json_string(target_kinds[k]));
     for (int k = 0; k < LF_OPT_COUNT; k++)
         if (L->options & (1u << k)) json_array_append_new(options, json_string(lf_option_names[k]));
     return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o}", "name", L->name, "targets", targets, "options", options,
-                     "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional", words(L->positional));
+                     "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional",
+                     words(L->positional));
 }
 
 json_t *lf_describe(void)

@@ -7,9 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-
-static const char *const names[LF_DTYPE_COUNT] = {
-    "float64", "float32", "float16", "bfloat16", "int64", "int32", "uint8", "bool"};
+static const char *const names[LF_DTYPE_COUNT] = {"float64", "float32", "float16", "bfloat16",
+                                                  "int64",   "int32",   "uint8",   "bool"};
 static const size_t sizes[LF_DTYPE_COUNT] = {8, 4, 2, 2, 8, 4, 1, 1};
 
 const char *lf_dtype_name(lf_dtype t) { return t < LF_DTYPE_COUNT ? names[t] : "?"; }
@@ -18,7 +17,10 @@ size_t lf_dtype_size(lf_dtype t) { return sizes[t]; }
 bool lf_dtype_parse(const char *name, lf_dtype *out)
 {
     for (int t = 0; t < LF_DTYPE_COUNT; t++)
-        if (strcmp(name, names[t]) == 0) { *out = (lf_dtype)t; return true; }
+        if (strcmp(name, names[t]) == 0) {
+            *out = (lf_dtype)t;
+            return true;
+        }
     return false;
 }
 
@@ -58,10 +60,22 @@ double lf_dtype_eps(lf_dtype t)
 void lf_dtype_tolerance(lf_dtype t, double *rtol, double *atol)
 {
     switch (t) {
-    case LF_F64: *rtol = 1e-10; *atol = 1e-12; break;
-    case LF_F32: *rtol = 1e-5; *atol = 1e-6; break;
-    case LF_F16: *rtol = 4e-3; *atol = 1e-4; break;
-    default: *rtol = 3e-2; *atol = 1e-3; break;
+    case LF_F64:
+        *rtol = 1e-10;
+        *atol = 1e-12;
+        break;
+    case LF_F32:
+        *rtol = 1e-5;
+        *atol = 1e-6;
+        break;
+    case LF_F16:
+        *rtol = 4e-3;
+        *atol = 1e-4;
+        break;
+    default:
+        *rtol = 3e-2;
+        *atol = 1e-3;
+        break;
     }
 }
 
@@ -79,7 +93,10 @@ double lf_dtype_round(lf_dtype t, double v)
     switch (t) {
     /* double -> float -> half can round twice; only halfway cases differ and
      * kernels convert from float too, so this matches what they store. */
-    case LF_F64: case LF_F32: case LF_F16: case LF_BF16: return lf_round_to(t, v);
+    case LF_F64:
+    case LF_F32:
+    case LF_F16:
+    case LF_BF16: return lf_round_to(t, v);
     default: {
         int64_t i = lf_f64_to_i64(v);
         lf_store_i64(&i, t, 0, i); /* narrow like a C cast would */

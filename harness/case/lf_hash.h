@@ -21,7 +21,8 @@ static inline void lf_finding_file_stem(char *out, size_t len, const char *cls, 
     size_t at = 0;
     for (const char *s = cls; *s && at + 18 < len; s++) {
         char ch = *s;
-        out[at++] = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ? ch : '_';
+        out[at++] =
+            (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ? ch : '_';
     }
     snprintf(out + at, len - at, "-%016llx", (unsigned long long)hash);
 }

@@ -24,7 +24,9 @@ static double next_normal(uint64_t *s)
 }
 
 /* Rows along the class dimension (1, or 0 for a tensor of rank < 2). */
-typedef struct { int64_t outer, classes, inner; } class_layout;
+typedef struct {
+    int64_t outer, classes, inner;
+} class_layout;
 
 static class_layout layout_of(const lf_tensor *t)
 {
@@ -76,8 +78,10 @@ bool lf_init_fill(lf_tensor *t, char *err, size_t errlen)
         int kind = 0; /* looked up once: a tensor may have 2^28 elements */
         while (kind < 6 && strcmp(k, kinds[kind])) kind++;
         if (kind == 6) {
-            snprintf(err, errlen, "unknown init \"%s\" (expected randn, uniform, randint, zeros, "
-                     "ones, full, onehot or probs)", k);
+            snprintf(err, errlen,
+                     "unknown init \"%s\" (expected randn, uniform, randint, zeros, "
+                     "ones, full, onehot or probs)",
+                     k);
             return false;
         }
         double span = floor(in->high) - floor(in->low);

@@ -18,8 +18,10 @@ void lf_layout_contiguous_strides(int ndim, const int64_t *shape, int64_t *strid
 
 void lf_layout_strides(const lf_tensor *t, int64_t *strides)
 {
-    if (t->strided) memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
-    else lf_layout_contiguous_strides(t->ndim, t->shape, strides);
+    if (t->strided)
+        memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    else
+        lf_layout_contiguous_strides(t->ndim, t->shape, strides);
 }
 
 int64_t lf_layout_at(const lf_tensor *t, int64_t i)
@@ -151,7 +153,10 @@ void lf_layout_follow(lf_tensor *out, const lf_tensor *from)
     /* dims by decreasing stride (ties: the later dim inner, as row-major) */
     for (int d = 0; d < out->ndim; d++) {
         int k = n++;
-        while (k > 0 && from->strides[order[k - 1]] < from->strides[d]) { order[k] = order[k - 1]; k--; }
+        while (k > 0 && from->strides[order[k - 1]] < from->strides[d]) {
+            order[k] = order[k - 1];
+            k--;
+        }
         order[k] = d;
     }
     for (int k = out->ndim - 1; k >= 0; k--) {
@@ -159,14 +164,19 @@ void lf_layout_follow(lf_tensor *out, const lf_tensor *from)
         strides[d] = from->strides[d] == 0 && from->shape[d] > 1 ? 0 : s;
         if (strides[d]) s *= out->shape[d] > 1 ? out->shape[d] : 1;
     }
-    if (!lf_layout_set(out, strides, from->offset, err, sizeof err)) out->strided = false;
-    else lf_layout_settle(out);
+    if (!lf_layout_set(out, strides, from->offset, err, sizeof err))
+        out->strided = false;
+    else
+        lf_layout_settle(out);
 }
 
 void lf_poison_fill(void *dst, size_t bytes, lf_dtype t)
 {
-    uint64_t e = t == LF_F64 ? 0x7FFACA4ACA4ACA4Aull : t == LF_F32 ? 0x7FCACA4Au : t == LF_F16 ? 0x7E4Au
-               : t == LF_BF16 ? 0x7FCAu : 0xFEFEFEFEFEFEFEFEull;
+    uint64_t e = t == LF_F64    ? 0x7FFACA4ACA4ACA4Aull
+                 : t == LF_F32  ? 0x7FCACA4Au
+                 : t == LF_F16  ? 0x7E4Au
+                 : t == LF_BF16 ? 0x7FCAu
+                                : 0xFEFEFEFEFEFEFEFEull;
     size_t esz = lf_dtype_is_float(t) ? lf_dtype_size(t) : sizeof e;
     unsigned char *g = dst;
     for (size_t i = 0; i < bytes; i += esz) memcpy(g + i, &e, bytes - i < esz ? bytes - i : esz);

@@ -6,8 +6,8 @@
 /* The columns other floors read are not expanded here. */
 static const lf_loss_info losses[LF_LOSS_COUNT] = {
 #define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, ...)                                                    \
-    [LF_LOSS_##ID] = {NAME, TARGETS, OPTIONS, ((FLAGS) & LF_LOSS_LOG_SOFTMAX) != 0, ((FLAGS) & LF_LOSS_FUSED_LINEAR) != 0, \
-                      POSITIONAL},
+    [LF_LOSS_##ID] = {                                                                                                 \
+        NAME, TARGETS, OPTIONS, ((FLAGS)&LF_LOSS_LOG_SOFTMAX) != 0, ((FLAGS)&LF_LOSS_FUSED_LINEAR) != 0, POSITIONAL},
 #include "lf_losses.def"
 #undef LF_LOSS
 };
@@ -22,6 +22,9 @@ bool lf_loss_has_classes(lf_loss l) { return (lf_loss_of(l)->targets & LF_TAKES(
 bool lf_loss_parse(const char *name, lf_loss *out)
 {
     for (int l = 0; l < LF_LOSS_COUNT; l++)
-        if (!strcmp(name, losses[l].name)) { *out = (lf_loss)l; return true; }
+        if (!strcmp(name, losses[l].name)) {
+            *out = (lf_loss)l;
+            return true;
+        }
     return false;
 }

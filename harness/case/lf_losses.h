@@ -7,8 +7,14 @@
 #include "lf_kernels.h" /* lf_targets_kind */
 
 #define LF_TAKES(kind) (1u << (kind)) /* a loss's TARGETS bit for an lf_targets_kind */
-enum { LF_OPT_WEIGHT = 1, LF_OPT_IGNORE_INDEX = 2, LF_OPT_LABEL_SMOOTHING = 4, LF_OPT_POS_WEIGHT = 8,
-       LF_OPT_LINEAR_BIAS = 16, LF_OPT_COUNT = 5 };
+enum {
+    LF_OPT_WEIGHT = 1,
+    LF_OPT_IGNORE_INDEX = 2,
+    LF_OPT_LABEL_SMOOTHING = 4,
+    LF_OPT_POS_WEIGHT = 8,
+    LF_OPT_LINEAR_BIAS = 16,
+    LF_OPT_COUNT = 5
+};
 enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2 };
 extern const char *const lf_option_names[LF_OPT_COUNT]; /* bit order: "weight", "ignore_index", ... */
 

@@ -20,8 +20,9 @@ const lf_tensor *lf_grad_tensor(const lf_case *c, lf_grad_part p)
 bool lf_grad_required(const lf_case *c, lf_grad_part p)
 {
     const lf_backward *b = &c->backward;
-    bool flag = p == LF_GRAD_INPUT ? b->input_requires_grad
-              : p == LF_GRAD_LINEAR_WEIGHT ? b->linear_weight_requires_grad : b->linear_bias_requires_grad;
+    bool flag = p == LF_GRAD_INPUT           ? b->input_requires_grad
+                : p == LF_GRAD_LINEAR_WEIGHT ? b->linear_weight_requires_grad
+                                             : b->linear_bias_requires_grad;
     const lf_tensor *t = lf_grad_tensor(c, p);
     return flag && t->present && lf_dtype_is_float(t->dtype);
 }
@@ -35,8 +36,8 @@ void lf_result_init(lf_result *r)
         memset(&r->grad[p], 0, offsetof(lf_grad, message));
         r->grad[p].message[0] = 0;
     }
-    char *text[] = {r->error,      r->exception, r->message, r->hint,    r->hint_id,
-                    r->warning,    r->warning_id, r->silent, r->changed, r->through_softmax};
+    char *text[] = {r->error,   r->exception,  r->message, r->hint,    r->hint_id,
+                    r->warning, r->warning_id, r->silent,  r->changed, r->through_softmax};
     for (size_t k = 0; k < sizeof text / sizeof text[0]; k++) text[k][0] = 0;
     r->index = -1;
 }
@@ -99,6 +100,6 @@ void lf_result_error(lf_result *r, const char *error, const char *exception, con
 const char *lf_torch_type_name(lf_dtype t)
 {
     static const char *const names[LF_DTYPE_COUNT] = {"Double", "Float", "Half", "BFloat16",
-                                                      "Long", "Int", "Byte", "Bool"};
+                                                      "Long",   "Int",   "Byte", "Bool"};
     return t < LF_DTYPE_COUNT ? names[t] : "?";
 }

@@ -19,8 +19,8 @@ typedef struct {
     lf_grad_state state;
     lf_dtype dtype;
     int64_t n;
-    double *values;            /* d loss / d tensor, in its logical order */
-    char message[256];         /* why it is missing, or what backward raised (last: lf_result_init) */
+    double *values;    /* d loss / d tensor, in its logical order */
+    char message[256]; /* why it is missing, or what backward raised (last: lf_result_init) */
 } lf_grad;
 
 /* The case's tensor a part is the gradient of, and whether it requires grad. */
@@ -28,15 +28,15 @@ const lf_tensor *lf_grad_tensor(const lf_case *c, lf_grad_part p);
 bool lf_grad_required(const lf_case *c, lf_grad_part p);
 
 typedef struct {
-    lf_outcome_kind kind;      /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
-    int kernel_id, cond_id;    /* device asserts */
-    int64_t index, value;      /* first offending target element and its value */
+    lf_outcome_kind kind;   /* the guard's rejections are LF_OUTCOME_HOST_ERROR */
+    int kernel_id, cond_id; /* device asserts */
+    int64_t index, value;   /* first offending target element and its value */
     lf_dtype out_dtype;
-    lf_dtype tol_dtype;        /* spec only: the coarsest dtype the values passed through */
-    bool scalar;               /* a 0-D result */
-    int64_t n;                 /* number of values */
+    lf_dtype tol_dtype; /* spec only: the coarsest dtype the values passed through */
+    bool scalar;        /* a 0-D result */
+    int64_t n;          /* number of values */
     double *values;
-    double *scales;            /* spec only: magnitude of the terms behind each value, or
+    double *scales; /* spec only: magnitude of the terms behind each value, or
                                 * LF_SCALE_UNDECIDED */
     /* A Python kernel's worker: PyTorch's own result on the same call, the
      * measure of the error a low-precision dtype allows (lf_oracle.h). */
@@ -45,8 +45,8 @@ typedef struct {
     lf_grad grad[LF_GRAD_PARTS];
     /* The text, last: lf_result_init empties each string rather than zeroing
      * 2.5 KB (a dozen results a case made that a sixth of a small fuzz case). */
-    char error[48];            /* stable class, e.g. target_dtype, label_out_of_range */
-    char exception[32];        /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
+    char error[48];     /* stable class, e.g. target_dtype, label_out_of_range */
+    char exception[32]; /* PyTorch's exception type: RuntimeError, ValueError, IndexError */
     char message[512];
     char hint[512];            /* guard: what the data suggests the user did wrong */
     char hint_id[32];          /* guard: stable name of that hint */

@@ -16,7 +16,8 @@ void lf_format_shape(char *buf, size_t len, const int64_t *shape, int ndim)
         char digits[20];
         int n = 0;
         uint64_t u = shape[d] < 0 ? 0 - (uint64_t)shape[d] : (uint64_t)shape[d];
-        do digits[n++] = (char)('0' + u % 10); while (u /= 10);
+        do digits[n++] = (char)('0' + u % 10);
+        while (u /= 10);
         if (shape[d] < 0) *at++ = '-';
         while (n) *at++ = digits[--n];
     }

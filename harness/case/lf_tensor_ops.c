@@ -78,9 +78,12 @@ static bool edit(const lf_tensor *t, int dim, int64_t lo, int64_t hi, slice_edit
     memset(out, 0, sizeof *out);
     if (dim < 0 || dim >= t->ndim || lo < 0 || hi <= lo || hi > t->shape[dim]) return false;
     memcpy(shape, t->shape, sizeof shape);
-    if (how == EDIT_REMOVE) shape[dim] -= hi - lo;
-    else if (how == EDIT_KEEP) shape[dim] = hi - lo;
-    else memmove(shape + dim, shape + dim + 1, sizeof(int64_t) * (size_t)(--ndim - dim));
+    if (how == EDIT_REMOVE)
+        shape[dim] -= hi - lo;
+    else if (how == EDIT_KEEP)
+        shape[dim] = hi - lo;
+    else
+        memmove(shape + dim, shape + dim + 1, sizeof(int64_t) * (size_t)(--ndim - dim));
     if (!lf_tensor_alloc(out, t->dtype, ndim, shape, err, sizeof err)) return false;
     copy_slices(t, dim, lo, hi, how != EDIT_REMOVE, out);
     lf_tensor from = *t; /* the layout without the dropped dim */
@@ -112,8 +115,10 @@ bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)
     if (!lf_tensor_alloc(out, dtype, t->ndim, t->shape, err, sizeof err)) return false;
     bool ints = !lf_dtype_is_float(t->dtype) && !lf_dtype_is_float(dtype); /* exact beyond 2^53 */
     for (int64_t i = 0; i < t->numel; i++) {
-        if (ints) lf_store_i64(out->data, dtype, i, lf_load_i64(t->data, t->dtype, i));
-        else lf_store_f64(out->data, dtype, i, lf_load_f64(t->data, t->dtype, i));
+        if (ints)
+            lf_store_i64(out->data, dtype, i, lf_load_i64(t->data, t->dtype, i));
+        else
+            lf_store_f64(out->data, dtype, i, lf_load_f64(t->data, t->dtype, i));
     }
     lf_layout_follow(out, t);
     return true;

@@ -14,15 +14,20 @@ int lf_cli_next_option(int argc, char **argv, const struct option *opts, const c
 {
     opterr = 0; /* our messages, naming the command */
     int c = getopt_long(argc, argv, ":hV", opts, NULL);
-    if (c == 'h') fputs(usage, stdout);
-    else if (c == 'V') lf_cli_print_version();
+    if (c == 'h')
+        fputs(usage, stdout);
+    else if (c == 'V')
+        lf_cli_print_version();
     else if (c == ':' || c == '?') {
         const char *bad = argv[optind - 1];
-        if (c == ':') fprintf(stderr, "lossfuzz %s: option %s needs a value\n", argv[0], bad);
+        if (c == ':')
+            fprintf(stderr, "lossfuzz %s: option %s needs a value\n", argv[0], bad);
         else if (!strncmp(bad, "--", 2) && strchr(bad, '=')) /* --json=1: a value the option does not take */
             fprintf(stderr, "lossfuzz %s: option %.*s takes no value\n", argv[0], (int)(strchr(bad, '=') - bad), bad);
-        else if (optopt && strncmp(bad, "--", 2)) fprintf(stderr, "lossfuzz %s: unknown option -%c\n", argv[0], optopt);
-        else fprintf(stderr, "lossfuzz %s: unknown option %s\n", argv[0], bad);
+        else if (optopt && strncmp(bad, "--", 2))
+            fprintf(stderr, "lossfuzz %s: unknown option -%c\n", argv[0], optopt);
+        else
+            fprintf(stderr, "lossfuzz %s: unknown option %s\n", argv[0], bad);
         fprintf(stderr, "('lossfuzz %s --help' lists the options)\n", argv[0]);
         c = '?';
     }
@@ -37,9 +42,11 @@ bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
     char names[256];
     lf_fuzz_target_list(names, sizeof names, true);
     if (lf_target_parse(name, out))
-        fprintf(stderr, "lossfuzz %s: %s's crash files are dumps themselves: pass them without --target (it takes %s)\n",
+        fprintf(stderr,
+                "lossfuzz %s: %s's crash files are dumps themselves: pass them without --target (it takes %s)\n",
                 command, name, names);
-    else fprintf(stderr, "lossfuzz %s: unknown target %s (%s)\n", command, name, names);
+    else
+        fprintf(stderr, "lossfuzz %s: unknown target %s (%s)\n", command, name, names);
     return false;
 }
 
@@ -83,7 +90,9 @@ const lf_backend *lf_cli_backend(const char *command, const lf_paths_config *cfg
 {
     char err[1536];
     const lf_backend *be = lf_paths_open(cfg, err, sizeof err);
-    if (!be && cfg->kernel) fprintf(stderr, "lossfuzz %s: %s\n", command, err);
-    else if (!be) fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, cfg->backend, err);
+    if (!be && cfg->kernel)
+        fprintf(stderr, "lossfuzz %s: %s\n", command, err);
+    else if (!be)
+        fprintf(stderr, "lossfuzz %s: backend \"%s\": %s\n", command, cfg->backend, err);
     return be;
 }

@@ -29,7 +29,8 @@ int lf_cli_campaign_report(const char *dir, const lf_backend *be, const char *ke
                            const char *junit, int *entries);
 
 /* Options every command takes. */
-#define LF_CLI_COMMON_OPTIONS {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}
+#define LF_CLI_COMMON_OPTIONS                                                                                          \
+    {"help", no_argument, NULL, 'h'}, { "version", no_argument, NULL, 'V' }
 
 /* getopt_long over a command's arguments (argv[0] is the command's name;
  * options and files may mix, --opt=value works). Returns the next option's
@@ -44,20 +45,23 @@ void lf_cli_print_version(void);
  * problem is printed, naming the command. */
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
 /* Where the paths run, for every command that runs cases (lf_exec_backend.h). */
-#define LF_CLI_PATH_OPTIONS                                                                         \
-    {"backend", required_argument, NULL, 'b'}, {"asserts", required_argument, NULL, 'a'},           \
-        {"executor", no_argument, NULL, 'E'}, {"torch", no_argument, NULL, 'T'},                    \
-        {"timeout", required_argument, NULL, 'W'}, {"kernel", required_argument, NULL, 'K'}
-#define LF_CLI_PATH_HELP                                                                            \
-    "  --backend B     where kernels run: sim (the CPU simulation, default) or cuda\n"               \
-    "  --asserts M     soft (default: a failed kernel assert is recorded) or hard (a real\n"         \
-    "                  device assert, as PyTorch users hit it: run in worker processes\n"           \
-    "                  that die with it and are replaced)\n"                                       \
-    "  --executor      run the kernels in worker processes even with soft asserts\n"              \
-    "  --torch         also run real PyTorch (a Python worker; CUDA with --backend cuda)\n"        \
-    "                  and check it against the spec\n"                                            \
-    "  --timeout S     a worker that takes longer than S seconds on a case is a hang (60)\n"  \
-    "  --kernel K      the kernel under test, judged against the spec: LIB.so (a library\n"  \
+#define LF_CLI_PATH_OPTIONS                                                                                            \
+    {"backend", required_argument, NULL, 'b'}, {"asserts", required_argument, NULL, 'a'},                              \
+        {"executor", no_argument, NULL, 'E'}, {"torch", no_argument, NULL, 'T'},                                       \
+        {"timeout", required_argument, NULL, 'W'},                                                                     \
+    {                                                                                                                  \
+        "kernel", required_argument, NULL, 'K'                                                                         \
+    }
+#define LF_CLI_PATH_HELP                                                                                               \
+    "  --backend B     where kernels run: sim (the CPU simulation, default) or cuda\n"                                 \
+    "  --asserts M     soft (default: a failed kernel assert is recorded) or hard (a real\n"                           \
+    "                  device assert, as PyTorch users hit it: run in worker processes\n"                              \
+    "                  that die with it and are replaced)\n"                                                           \
+    "  --executor      run the kernels in worker processes even with soft asserts\n"                                   \
+    "  --torch         also run real PyTorch (a Python worker; CUDA with --backend cuda)\n"                            \
+    "                  and check it against the spec\n"                                                                \
+    "  --timeout S     a worker that takes longer than S seconds on a case is a hang (60)\n"                           \
+    "  --kernel K      the kernel under test, judged against the spec: LIB.so (a library\n"                            \
     "                  built against include/lossfuzz/kernel.h) or py:MODULE:FUNCTION\n"
 /* Handles option o of LF_CLI_PATH_OPTIONS into cfg: 1 handled, 0 not one of
  * them, -1 a bad value (printed, naming the command). */
@@ -75,7 +79,7 @@ typedef struct {
     const char *command, *file;
     double start_ms, stage_ms;
     const char *stage;
-    int mode;              /* 1 always, -1 never, 0 auto */
+    int mode; /* 1 always, -1 never, 0 auto */
 } lf_cli_progress;
 void lf_cli_progress_begin(lf_cli_progress *p, const char *command, const char *file);
 void lf_cli_progress_loaded(lf_cli_progress *p, const lf_case *c);

@@ -14,7 +14,7 @@
 #include "lf_cli.h"
 #include "lf_clock.h"
 
-#define AUTO_AFTER_MS 1000.0  /* auto mode: quiet for cases that take less */
+#define AUTO_AFTER_MS 1000.0 /* auto mode: quiet for cases that take less */
 #define HEARTBEAT_SECONDS 5
 
 /* What the heartbeat says: written outside the handler with SIGALRM blocked. */
@@ -28,7 +28,8 @@ static void on_heartbeat(int sig)
     char secs[16];
     int n = 0;
     heartbeat_ticks++;
-    for (long s = (long)heartbeat_ticks * HEARTBEAT_SECONDS; s > 0 && n < 15; s /= 10) secs[15 - ++n] = (char)('0' + s % 10);
+    for (long s = (long)heartbeat_ticks * HEARTBEAT_SECONDS; s > 0 && n < 15; s /= 10)
+        secs[15 - ++n] = (char)('0' + s % 10);
     ssize_t w = write(2, heartbeat_line, (size_t)heartbeat_len);
     w += write(2, secs + 15 - n, (size_t)n);
     w += write(2, " s since the start\n", 19);
@@ -42,7 +43,8 @@ static void set_heartbeat(const lf_cli_progress *p, const char *stage)
     sigemptyset(&alarm);
     sigaddset(&alarm, SIGALRM);
     sigprocmask(SIG_BLOCK, &alarm, &old);
-    int n = snprintf(heartbeat_line, sizeof heartbeat_line, "lossfuzz %s: %s: still in %s, ", p->command, p->file, stage);
+    int n =
+        snprintf(heartbeat_line, sizeof heartbeat_line, "lossfuzz %s: %s: still in %s, ", p->command, p->file, stage);
     heartbeat_len = n < (int)sizeof heartbeat_line ? n : (int)sizeof heartbeat_line - 1;
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
@@ -98,8 +100,10 @@ void lf_cli_progress_stage(void *progress, const char *stage)
 {
     lf_cli_progress *p = progress;
     double t = lf_now_ms();
-    if (showing(p, t) && p->stage) fprintf(stderr, "lossfuzz %s: %s: %s done in %.1f s\n", p->command, p->file, p->stage, (t - p->stage_ms) / 1e3);
-    if (showing(p, t) && !stage) fprintf(stderr, "lossfuzz %s: %s: done in %.1f s\n", p->command, p->file, (t - p->start_ms) / 1e3);
+    if (showing(p, t) && p->stage)
+        fprintf(stderr, "lossfuzz %s: %s: %s done in %.1f s\n", p->command, p->file, p->stage, (t - p->stage_ms) / 1e3);
+    if (showing(p, t) && !stage)
+        fprintf(stderr, "lossfuzz %s: %s: done in %.1f s\n", p->command, p->file, (t - p->start_ms) / 1e3);
     if (stage && p->mode >= 0) set_heartbeat(p, stage);
     p->stage = stage;
     p->stage_ms = t;

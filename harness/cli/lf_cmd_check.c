@@ -23,9 +23,7 @@ static const char usage[] =
     "and that accepted cases give the same numbers on every path.\n"
     "With --kernel, your kernel is checked against the spec instead (lossfuzz's own\n"
     "reference and guard do not run): a case it does not claim is skipped.\n"
-    "\n"
-    LF_CLI_PATH_HELP
-    "  --json          one JSON object per file per line (unusable files too)\n"
+    "\n" LF_CLI_PATH_HELP "  --json          one JSON object per file per line (unusable files too)\n"
     "  --junit FILE    also write a JUnit XML report: a test case per file, a finding\n"
     "                  a <failure> with its class and the case's report, an unusable\n"
     "                  file an <error> (CI systems show them as test results)\n"
@@ -36,7 +34,9 @@ static const char usage[] =
     "exit status: 0 all properties hold, 1 a finding, 2 an unusable file or usage\n"
     "(2 wins over 1: some input was not checked)\n";
 
-typedef struct { int passed, failed, unusable, skipped; } tally;
+typedef struct {
+    int passed, failed, unusable, skipped;
+} tally;
 
 static void unusable(const char *file, const char *err, bool json, lf_junit *junit, tally *t)
 {
@@ -64,8 +64,10 @@ static void check_file(const char *file, lf_target target, const lf_backend *be,
     lf_cli_progress_loaded(&progress, &c);
     lf_oracle_check_progress(&c, be, &v, lf_cli_progress_stage, &progress);
     lf_cli_progress_end(&progress);
-    if (json) lf_report_json(stdout, file, &c, &v);
-    else lf_report_text(stdout, file, &c, &v);
+    if (json)
+        lf_report_json(stdout, file, &c, &v);
+    else
+        lf_report_text(stdout, file, &c, &v);
     lf_junit_case(junit, file, (lf_now_ms() - start) / 1e3, &c, &v);
     fflush(stdout);
     v.finding ? t->failed++ : v.kernel_skip[0] ? t->skipped++ : t->passed++;
@@ -75,9 +77,12 @@ static void check_file(const char *file, lf_target target, const lf_backend *be,
 
 int lf_cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {LF_CLI_PATH_OPTIONS, {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {LF_CLI_PATH_OPTIONS,
+                                         {"json", no_argument, NULL, 'j'},
                                          {"junit", required_argument, NULL, 'J'},
-                                         {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
+                                         {"target", required_argument, NULL, 't'},
+                                         LF_CLI_COMMON_OPTIONS,
+                                         {0}};
     const char *junit_path = NULL;
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
@@ -89,11 +94,17 @@ int lf_cmd_check(int argc, char **argv)
         int handled = lf_cli_path_option("check", o, optarg, &cfg);
         if (handled < 0) return LF_EXIT_UNUSABLE;
         if (handled) continue;
-        if (o == 'j') json = true;
-        else if (o == 'J') junit_path = optarg;
-        else if (o == 't' && !lf_cli_parse_target("check", optarg, &target)) return LF_EXIT_UNUSABLE;
+        if (o == 'j')
+            json = true;
+        else if (o == 'J')
+            junit_path = optarg;
+        else if (o == 't' && !lf_cli_parse_target("check", optarg, &target))
+            return LF_EXIT_UNUSABLE;
     }
-    if (optind == argc) { fprintf(stderr, "lossfuzz check: no case files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    if (optind == argc) {
+        fprintf(stderr, "lossfuzz check: no case files given\n%s", usage);
+        return LF_EXIT_UNUSABLE;
+    }
     char jerr[512];
     lf_junit *junit = junit_path ? lf_junit_open(junit_path, jerr, sizeof jerr) : NULL;
     if (junit_path && !junit) {

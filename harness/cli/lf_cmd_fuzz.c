@@ -35,9 +35,7 @@ static const char usage[] =
     "Every distinct finding signature is minimized once into DIR/repros/, later hits are\n"
     "counted (DIR/ledger), and DIR/report.md and DIR/report.json list them, the most harmful\n"
     "first. Black-box: ci/fuzz.sh runs coverage-guided campaigns.\n"
-    "\n"
-    LF_CLI_PATH_HELP
-    "  --target T      the byte format and its seeds (default fuzz_class)\n"
+    "\n" LF_CLI_PATH_HELP "  --target T      the byte format and its seeds (default fuzz_class)\n"
     "  --seconds S     how long (default 10)\n"
     "  --seed N        the mutator's seed (default 1): the same seed, the same cases\n"
     "  --corpus DIR    seed inputs of the target's byte format (default: lossfuzz's)\n"
@@ -71,7 +69,8 @@ static lf_fuzz_counts run_jobs(const lf_fuzz_job *job, int jobs, lf_paths_config
     }
     close(fds[1]);
     lf_fuzz_counts n;
-    while (read(fds[0], &n, sizeof n) == (ssize_t)sizeof n) total.cases += n.cases, total.hits += n.hits, total.ran += n.ran;
+    while (read(fds[0], &n, sizeof n) == (ssize_t)sizeof n)
+        total.cases += n.cases, total.hits += n.hits, total.ran += n.ran;
     close(fds[0]);
     while (wait(NULL) > 0 || errno == EINTR) {}
     return total;
@@ -79,12 +78,17 @@ static lf_fuzz_counts run_jobs(const lf_fuzz_job *job, int jobs, lf_paths_config
 
 int lf_cmd_fuzz(int argc, char **argv)
 {
-    static const struct option opts[] = {LF_CLI_PATH_OPTIONS, {"target", required_argument, NULL, 't'},
-                                         {"seconds", required_argument, NULL, 's'}, {"seed", required_argument, NULL, 'S'},
-                                         {"corpus", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
-                                         {"first", no_argument, NULL, 'F'}, {"jobs", required_argument, NULL, 'j'},
+    static const struct option opts[] = {LF_CLI_PATH_OPTIONS,
+                                         {"target", required_argument, NULL, 't'},
+                                         {"seconds", required_argument, NULL, 's'},
+                                         {"seed", required_argument, NULL, 'S'},
+                                         {"corpus", required_argument, NULL, 'c'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         {"first", no_argument, NULL, 'F'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"junit", required_argument, NULL, 'J'},
-                                         LF_CLI_COMMON_OPTIONS, {0}};
+                                         LF_CLI_COMMON_OPTIONS,
+                                         {0}};
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
     lf_target target = LF_TARGET_CLASS;
@@ -101,7 +105,8 @@ int lf_cmd_fuzz(int argc, char **argv)
         if (handled < 0) return LF_EXIT_UNUSABLE;
         if (handled) continue;
         char *end = NULL;
-        if (o == 't' && (!lf_cli_parse_target("fuzz", optarg, &target) || target == LF_TARGET_JSON || target == LF_TARGET_RAW)) {
+        if (o == 't' &&
+            (!lf_cli_parse_target("fuzz", optarg, &target) || target == LF_TARGET_JSON || target == LF_TARGET_RAW)) {
             fprintf(stderr, "lossfuzz fuzz: --target takes fuzz_class, fuzz_prob or fuzz_linear\n");
             return LF_EXIT_UNUSABLE;
         }
@@ -137,8 +142,10 @@ int lf_cmd_fuzz(int argc, char **argv)
         return LF_EXIT_UNUSABLE;
     }
     snprintf(rel, sizeof rel, "corpus/%s", lf_target_name(target));
-    if (!corpus) lf_data_path(rel, seeds_dir, sizeof seeds_dir);
-    else snprintf(seeds_dir, sizeof seeds_dir, "%s", corpus);
+    if (!corpus)
+        lf_data_path(rel, seeds_dir, sizeof seeds_dir);
+    else
+        snprintf(seeds_dir, sizeof seeds_dir, "%s", corpus);
     if (access(seeds_dir, R_OK) != 0) {
         fprintf(stderr, "lossfuzz fuzz: cannot read the seed corpus %s\n", seeds_dir);
         return LF_EXIT_UNUSABLE;
@@ -160,10 +167,12 @@ int lf_cmd_fuzz(int argc, char **argv)
              cfg.kernel ? cfg.kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
     int entries = 0, findings = lf_cli_campaign_report(out_dir, be, cfg.kernel, title, junit_path, &entries);
     char ran[96] = "";
-    if (cfg.kernel) snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);
+    if (cfg.kernel)
+        snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);
     printf("%s: %ld cases in %.1f s (%.0f/s)%s, findings: %d (%ld hits), accepted deviations: %d (seeds: %s; "
-           "report: %s/report.md)\n", lf_target_name(target), n.cases, elapsed, elapsed > 0 ? n.cases / elapsed : 0.0,
-           ran, findings > 0 ? findings : 0, n.hits, entries - (findings > 0 ? findings : 0), seeds_dir, out_dir);
+           "report: %s/report.md)\n",
+           lf_target_name(target), n.cases, elapsed, elapsed > 0 ? n.cases / elapsed : 0.0, ran,
+           findings > 0 ? findings : 0, n.hits, entries - (findings > 0 ? findings : 0), seeds_dir, out_dir);
     lf_paths_close(be);
     return findings > 0 ? LF_EXIT_FINDING : findings < 0 ? LF_EXIT_UNUSABLE : LF_EXIT_PASS;
 }

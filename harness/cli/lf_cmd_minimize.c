@@ -50,7 +50,7 @@ static const char usage[] =
 /* Progress while a file is minimized (opts.progress), quiet for the quick ones. */
 typedef struct {
     const char *file;
-    double next_ms;   /* elapsed time of the next line; < 0: never */
+    double next_ms; /* elapsed time of the next line; < 0: never */
     double every_ms;
 } progress;
 
@@ -58,8 +58,8 @@ static void show_progress(void *arg, const lf_minimize_stats *st)
 {
     progress *p = arg;
     if (p->next_ms < 0 || st->elapsed_ms < p->next_ms) return;
-    fprintf(stderr, "lossfuzz minimize: %s: %.0f s, %d steps, %d tries, %lld elements\n", p->file,
-            st->elapsed_ms / 1e3, st->steps, st->tries, (long long)st->elements);
+    fprintf(stderr, "lossfuzz minimize: %s: %.0f s, %d steps, %d tries, %lld elements\n", p->file, st->elapsed_ms / 1e3,
+            st->steps, st->tries, (long long)st->elements);
     p->next_ms = st->elapsed_ms + p->every_ms;
 }
 
@@ -105,7 +105,8 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
     double t0 = lf_now_ms(); /* wall time: the signatures run in child processes */
     progress pr = progress_for(path);
     lf_minimize_opts opts = {.max_ms = max_s * 1e3, .progress = show_progress, .progress_arg = &pr};
-    bool ok = l.kind == LF_INPUT_DUMP ? minimize_batch(&c, be, &opts, &st, err, sizeof err) : lf_minimize(&c, be, &opts, &st);
+    bool ok =
+        l.kind == LF_INPUT_DUMP ? minimize_batch(&c, be, &opts, &st, err, sizeof err) : lf_minimize(&c, be, &opts, &st);
     if (!ok) {
         fprintf(stderr, "lossfuzz minimize: %s: %s\n", path, l.kind == LF_INPUT_DUMP ? err : "out of memory");
         lf_unload(&l, &c);
@@ -115,9 +116,8 @@ static int minimize_one(const char *path, lf_target target, const lf_backend *be
     bool existed;
     ok = lf_save_regression(&c, st.signature, lf_paths_kernel_name(be), out_dir, out, sizeof out, &existed);
     /* ci/fuzz.sh and ci/bench-minimize.sh read this line: "PATH: SIG: ... -> OUT" */
-    printf("%s: %s: %lld -> %lld elements, %d steps, %d tries, %.0f ms -> %s%s", path, st.signature,
-           (long long)before, (long long)(c.input.numel + c.target.numel), st.steps, st.tries, ms, out,
-           existed ? " (unchanged)" : "");
+    printf("%s: %s: %lld -> %lld elements, %d steps, %d tries, %.0f ms -> %s%s", path, st.signature, (long long)before,
+           (long long)(c.input.numel + c.target.numel), st.steps, st.tries, ms, out, existed ? " (unchanged)" : "");
     if (st.cut_short) printf(" (cut short at --max-time %g s)", max_s);
     printf("\n");
     fflush(stdout); /* before the next file's progress on stderr */
@@ -140,9 +140,9 @@ static bool parse_seconds(const char *arg, double *out)
 
 int lf_cmd_minimize(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, LF_CLI_PATH_OPTIONS,
-                                         {"target", required_argument, NULL, 't'},
-                                         {"max-time", required_argument, NULL, 'M'}, LF_CLI_COMMON_OPTIONS, {0}};
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'},      LF_CLI_PATH_OPTIONS,   {"target", required_argument, NULL, 't'},
+        {"max-time", required_argument, NULL, 'M'}, LF_CLI_COMMON_OPTIONS, {0}};
     const char *out_dir = "regressions";
     double max_s = 30; /* a wide finding took 44 s to minimize after 1 s of fuzzing */
     lf_paths_config cfg;
@@ -154,15 +154,19 @@ int lf_cmd_minimize(int argc, char **argv)
         int handled = lf_cli_path_option("minimize", o, optarg, &cfg);
         if (handled < 0) return LF_EXIT_UNUSABLE;
         if (handled) continue;
-        if (o == 'o') out_dir = optarg;
-        else if (o == 't' && !lf_cli_parse_target("minimize", optarg, &target)) return LF_EXIT_UNUSABLE;
-        else if (o == 'M' && !parse_seconds(optarg, &max_s)) return LF_EXIT_UNUSABLE;
+        if (o == 'o')
+            out_dir = optarg;
+        else if (o == 't' && !lf_cli_parse_target("minimize", optarg, &target))
+            return LF_EXIT_UNUSABLE;
+        else if (o == 'M' && !parse_seconds(optarg, &max_s))
+            return LF_EXIT_UNUSABLE;
     }
     const lf_backend *be = lf_cli_backend("minimize", &cfg);
     if (!be) return LF_EXIT_UNUSABLE;
     struct stat st;
     if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "lossfuzz minimize: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
+        fprintf(stderr, "lossfuzz minimize: %s is not a directory (run from the repository root, or pass --out DIR)\n",
+                out_dir);
         lf_paths_close(be);
         return LF_EXIT_UNUSABLE;
     }

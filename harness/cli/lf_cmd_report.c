@@ -16,9 +16,7 @@ static const char usage[] =
     "Writes DIR/report.md and DIR/report.json for the campaign in DIR (its ledger, first\n"
     "cases and repros): each finding signature once, the most harmful first, its repro\n"
     "re-checked (with --kernel: the kernel the campaign fuzzed). --junit FILE: also as JUnit XML.\n"
-    "\n"
-    LF_CLI_PATH_HELP
-    "\n"
+    "\n" LF_CLI_PATH_HELP "\n"
     "exit status: 0 no finding, 1 findings, 2 usage or an unwritable report\n";
 
 /* The campaign as JUnit XML: each signature's case, re-checked (an accepted
@@ -64,8 +62,11 @@ int lf_cli_campaign_report(const char *dir, const lf_backend *be, const char *ke
 
 int lf_cmd_report(int argc, char **argv)
 {
-    static const struct option opts[] = {LF_CLI_PATH_OPTIONS, {"junit", required_argument, NULL, 'J'},
-                                         {"title", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
+    static const struct option opts[] = {LF_CLI_PATH_OPTIONS,
+                                         {"junit", required_argument, NULL, 'J'},
+                                         {"title", required_argument, NULL, 't'},
+                                         LF_CLI_COMMON_OPTIONS,
+                                         {0}};
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
     const char *junit = NULL, *title = NULL;
@@ -88,7 +89,7 @@ int lf_cmd_report(int argc, char **argv)
     int findings = lf_cli_campaign_report(dir, be, cfg.kernel, title ? title : dir, junit, &entries);
     lf_paths_close(be);
     if (findings >= 0)
-        printf("%s: findings: %d, accepted deviations: %d (report: %s/report.md)\n", dir, findings,
-               entries - findings, dir);
+        printf("%s: findings: %d, accepted deviations: %d (report: %s/report.md)\n", dir, findings, entries - findings,
+               dir);
     return findings > 0 ? LF_EXIT_FINDING : findings < 0 ? LF_EXIT_UNUSABLE : LF_EXIT_PASS;
 }

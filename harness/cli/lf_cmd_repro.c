@@ -36,9 +36,7 @@ static const char usage[] =
     "  --save      minimize into a JSON regression in DIR (--out, default regressions/)\n"
     "              that keeps the batch's outcome, error class and hint; a batch\n"
     "              PyTorch accepts, with nothing wrong, is not saved (exit 2)\n"
-    "  --target T  read files without a case's name as crash files of fuzz target T\n"
-    LF_CLI_PATH_HELP
-    "\n"
+    "  --target T  read files without a case's name as crash files of fuzz target T\n" LF_CLI_PATH_HELP "\n"
     "exit status: 0 reproduced as predicted, 1 a finding, 2 unusable input, usage,\n"
     "or nothing to save (2 wins over 1)\n";
 
@@ -50,9 +48,12 @@ static void print_text(const char *path, const lf_case *c, const lf_result *spec
     lf_format_shape(ts, sizeof ts, c->target.shape, c->target.ndim);
     printf("%s: %s, input %s %s, target %s %s\n", path, lf_loss_name(c->loss), lf_dtype_name(c->input.dtype), is,
            lf_dtype_name(c->target.dtype), ts);
-    if (spec->kind == LF_OUTCOME_OK) printf("  %-11s ok: no error, loss %.9g (%s)\n", "PyTorch", spec->values[0], lf_dtype_name(spec->out_dtype));
-    else if (spec->kind == LF_OUTCOME_DEVICE_ASSERT) printf("  %-11s device-side assert: %s\n", "PyTorch", spec->message);
-    else printf("  %-11s %s: %s\n", "PyTorch", spec->exception, spec->message);
+    if (spec->kind == LF_OUTCOME_OK)
+        printf("  %-11s ok: no error, loss %.9g (%s)\n", "PyTorch", spec->values[0], lf_dtype_name(spec->out_dtype));
+    else if (spec->kind == LF_OUTCOME_DEVICE_ASSERT)
+        printf("  %-11s device-side assert: %s\n", "PyTorch", spec->message);
+    else
+        printf("  %-11s %s: %s\n", "PyTorch", spec->exception, spec->message);
     if (guard->error[0]) printf("  %-11s %s: %s\n", "why", guard->error, guard->message);
     if (guard->hint[0]) printf("  %-11s %s\n", "hint", guard->hint);
     if (guard->warning[0]) printf("  %-11s %s\n", "warning", guard->warning);
@@ -83,7 +84,10 @@ static bool save_regression(const lf_case *crop, const char *sig, const lf_resul
     lf_minimize_stats ms;
     char err[400];
     bool existed;
-    if (!lf_case_copy(crop, &min)) { snprintf(saved, len, "not saved: out of memory"); return false; }
+    if (!lf_case_copy(crop, &min)) {
+        snprintf(saved, len, "not saved: out of memory");
+        return false;
+    }
     if (!lf_minimize_crop(&min, sig, spec, be, NULL, &ms, err, sizeof err)) {
         snprintf(saved, len, "not saved: %s", err);
         lf_case_free(&min);
@@ -95,7 +99,8 @@ static bool save_regression(const lf_case *crop, const char *sig, const lf_resul
     return ok;
 }
 
-static int repro_one(const char *path, lf_target target, const lf_backend *be, bool json, bool save, const char *out_dir)
+static int repro_one(const char *path, lf_target target, const lf_backend *be, bool json, bool save,
+                     const char *out_dir)
 {
     lf_loaded l;
     lf_case c, crop;
@@ -114,7 +119,7 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_result spec, guard;
     lf_problem p;
     lf_cli_progress_stage(&progress, "spec");
-    lf_spec_run(&c, &spec);              /* the whole batch: where PyTorch fails */
+    lf_spec_run(&c, &spec); /* the whole batch: where PyTorch fails */
     lf_cli_progress_stage(&progress, "guard");
     lf_guard_validate_case(&c, be, &p, &guard);
     lf_cli_progress_stage(&progress, "reproduction");
@@ -131,15 +136,17 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
     lf_verdict v;
     char crop_shape[128];
     lf_format_shape(crop_shape, sizeof crop_shape, crop.input.shape, crop.input.ndim);
-    lf_oracle_check(&crop, be, &v);      /* the crop: reproduced on the backend */
+    lf_oracle_check(&crop, be, &v); /* the crop: reproduced on the backend */
     bool saved_ok = false;
-    if (save && !kept) snprintf(saved, sizeof saved, "not saved: %s", why);
-    else if (save) saved_ok = save_regression(&crop, sig, &spec, be, out_dir, saved, sizeof saved);
+    if (save && !kept)
+        snprintf(saved, sizeof saved, "not saved: %s", why);
+    else if (save)
+        saved_ok = save_regression(&crop, sig, &spec, be, out_dir, saved, sizeof saved);
     lf_cli_progress_stage(&progress, NULL);
     lf_cli_progress_end(&progress);
     double t2 = lf_now_ms();
     if (json) {
-        lf_verdict full = v;             /* spec and guard of the whole batch, reference of the crop */
+        lf_verdict full = v; /* spec and guard of the whole batch, reference of the crop */
         full.spec = spec;
         full.guard = guard;
         lf_report_json(stdout, path, &c, &full);
@@ -164,9 +171,13 @@ static int repro_one(const char *path, lf_target target, const lf_backend *be, b
 
 int lf_cmd_repro(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"save", no_argument, NULL, 's'},
-                                         {"out", required_argument, NULL, 'o'}, LF_CLI_PATH_OPTIONS,
-                                         {"target", required_argument, NULL, 't'}, LF_CLI_COMMON_OPTIONS, {0}};
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"save", no_argument, NULL, 's'},
+                                         {"out", required_argument, NULL, 'o'},
+                                         LF_CLI_PATH_OPTIONS,
+                                         {"target", required_argument, NULL, 't'},
+                                         LF_CLI_COMMON_OPTIONS,
+                                         {0}};
     const char *out_dir = "regressions";
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
@@ -178,17 +189,25 @@ int lf_cmd_repro(int argc, char **argv)
         int handled = lf_cli_path_option("repro", o, optarg, &cfg);
         if (handled < 0) return LF_EXIT_UNUSABLE;
         if (handled) continue;
-        if (o == 'j') json = true;
-        else if (o == 's') save = true;
-        else if (o == 'o') out_dir = optarg;
-        else if (o == 't' && !lf_cli_parse_target("repro", optarg, &target)) return LF_EXIT_UNUSABLE;
+        if (o == 'j')
+            json = true;
+        else if (o == 's')
+            save = true;
+        else if (o == 'o')
+            out_dir = optarg;
+        else if (o == 't' && !lf_cli_parse_target("repro", optarg, &target))
+            return LF_EXIT_UNUSABLE;
     }
     struct stat st;
     if (save && (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        fprintf(stderr, "lossfuzz repro: %s is not a directory (run from the repository root, or pass --out DIR)\n", out_dir);
+        fprintf(stderr, "lossfuzz repro: %s is not a directory (run from the repository root, or pass --out DIR)\n",
+                out_dir);
         return LF_EXIT_UNUSABLE;
     }
-    if (optind == argc) { fprintf(stderr, "lossfuzz repro: no files given\n%s", usage); return LF_EXIT_UNUSABLE; }
+    if (optind == argc) {
+        fprintf(stderr, "lossfuzz repro: no files given\n%s", usage);
+        return LF_EXIT_UNUSABLE;
+    }
     const lf_backend *be = lf_cli_backend("repro", &cfg);
     if (!be) return LF_EXIT_UNUSABLE;
     int status = LF_EXIT_PASS;

@@ -91,7 +91,8 @@ lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be)
         int from = (int)(rng(&s) % (unsigned)p->n);
         size_t size = p->size[from];
         memcpy(buf, p->data[from], size);
-        for (unsigned k = 1 + rng(&s) % 3; k > 0; k--) size = lf_mutate(job->target, buf, size, MAX_INPUT, rng(&s), NULL);
+        for (unsigned k = 1 + rng(&s) % 3; k > 0; k--)
+            size = lf_mutate(job->target, buf, size, MAX_INPUT, rng(&s), NULL);
         lf_case c;
         lf_verdict v;
         lf_decode(job->target, buf, size, &c, NULL);

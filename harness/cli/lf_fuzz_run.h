@@ -13,7 +13,9 @@ typedef struct {
     bool first_only;       /* stop at the first finding */
 } lf_fuzz_job;
 
-typedef struct { long cases, hits, ran; } lf_fuzz_counts; /* ran: by the kernel under test (the rest lie outside its claims) */
+typedef struct {
+    long cases, hits, ran;
+} lf_fuzz_counts; /* ran: by the kernel under test (the rest lie outside its claims) */
 
 /* Fuzzes for job->seconds on be, every finding into the campaign's ledger. */
 lf_fuzz_counts lf_fuzz_run(const lf_fuzz_job *job, const lf_backend *be);

@@ -13,7 +13,7 @@
 
 struct lf_junit {
     char *path;
-    char *cases;      /* the <testcase> elements so far (open_memstream) */
+    char *cases; /* the <testcase> elements so far (open_memstream) */
     size_t cases_len;
     FILE *out;
     int tests, failures, errors, skipped;
@@ -26,13 +26,20 @@ static void put_escaped(FILE *f, const char *s)
 {
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '&') fputs("&amp;", f);
-        else if (ch == '<') fputs("&lt;", f);
-        else if (ch == '>') fputs("&gt;", f);
-        else if (ch == '"') fputs("&quot;", f);
-        else if (ch == '\'') fputs("&apos;", f);
-        else if (ch < 0x20 && ch != '\n' && ch != '\t') fputc('?', f);
-        else fputc(ch, f);
+        if (ch == '&')
+            fputs("&amp;", f);
+        else if (ch == '<')
+            fputs("&lt;", f);
+        else if (ch == '>')
+            fputs("&gt;", f);
+        else if (ch == '"')
+            fputs("&quot;", f);
+        else if (ch == '\'')
+            fputs("&apos;", f);
+        else if (ch < 0x20 && ch != '\n' && ch != '\t')
+            fputc('?', f);
+        else
+            fputc(ch, f);
     }
 }
 

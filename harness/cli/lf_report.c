@@ -110,12 +110,13 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->guard.kind != LF_OUTCOME_NONE) json_object_set_new(o, "guard", result_json(&v->guard, true));
     if (v->has_torch) json_object_set_new(o, "torch", result_json(&v->torch, false));
     if (v->has_kernel) json_object_set_new(o, "kernel", result_json(&v->kernel, false));
-    if (v->spec_grad[LF_GRAD_INPUT].kind == LF_OUTCOME_OK) { /* the spec's d input: what the paths' were judged against */
+    if (v->spec_grad[LF_GRAD_INPUT].kind ==
+        LF_OUTCOME_OK) { /* the spec's d input: what the paths' were judged against */
         const lf_result *g = &v->spec_grad[LF_GRAD_INPUT];
-        json_object_set_new(o, "spec_grad", json_pack("{s:s, s:o, s:o, s:s}", "dtype", lf_dtype_name(g->out_dtype),
-                                                         "values", numbers(g->values, g->n), "scale",
-                                                         numbers(g->scales, g->n), "tolerance_dtype",
-                                                         lf_dtype_name(g->tol_dtype)));
+        json_object_set_new(o, "spec_grad",
+                            json_pack("{s:s, s:o, s:o, s:s}", "dtype", lf_dtype_name(g->out_dtype), "values",
+                                      numbers(g->values, g->n), "scale", numbers(g->scales, g->n), "tolerance_dtype",
+                                      lf_dtype_name(g->tol_dtype)));
     }
     if (v->kernel_skip[0]) json_object_set_new(o, "kernel_skipped", json_string(v->kernel_skip));
     if (v->torch_known[0]) json_object_set_new(o, "torch_known_difference", json_string(v->torch_known));
@@ -134,17 +135,22 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
 
 static void describe_value(char *buf, size_t len, const lf_result *r)
 {
-    if (r->n == 1) snprintf(buf, len, "%.9g %s", r->values[0], lf_dtype_name(r->out_dtype));
-    else if (r->n == 0) snprintf(buf, len, "[] %s", lf_dtype_name(r->out_dtype));
-    else snprintf(buf, len, "[%.6g, ... %lld values] %s", r->values[0], (long long)r->n, lf_dtype_name(r->out_dtype));
+    if (r->n == 1)
+        snprintf(buf, len, "%.9g %s", r->values[0], lf_dtype_name(r->out_dtype));
+    else if (r->n == 0)
+        snprintf(buf, len, "[] %s", lf_dtype_name(r->out_dtype));
+    else
+        snprintf(buf, len, "[%.6g, ... %lld values] %s", r->values[0], (long long)r->n, lf_dtype_name(r->out_dtype));
 }
 
 void lf_result_line(char *buf, size_t len, const lf_result *r)
 {
     char val[128];
     if (r->kind == LF_OUTCOME_OK) describe_value(val, sizeof val, r);
-    if (r->kind == LF_OUTCOME_OK) snprintf(buf, len, "ok %s", val);
-    else snprintf(buf, len, "%s %s: %s", lf_outcome_name(r->kind), r->error, r->message);
+    if (r->kind == LF_OUTCOME_OK)
+        snprintf(buf, len, "ok %s", val);
+    else
+        snprintf(buf, len, "%s %s: %s", lf_outcome_name(r->kind), r->error, r->message);
 }
 
 static void text_line(FILE *out, const char *path, const lf_result *r, bool is_guard)
@@ -154,7 +160,8 @@ static void text_line(FILE *out, const char *path, const lf_result *r, bool is_g
         describe_value(val, sizeof val, r);
         fprintf(out, "  %-10s ok             %s\n", path, val);
     } else {
-        fprintf(out, "  %-10s %-14s %s: %s\n", path, is_guard ? "rejected" : lf_outcome_name(r->kind), r->error, r->message);
+        fprintf(out, "  %-10s %-14s %s: %s\n", path, is_guard ? "rejected" : lf_outcome_name(r->kind), r->error,
+                r->message);
     }
     if (is_guard && r->hint[0]) fprintf(out, "  %-10s hint           %s\n", "", r->hint);
     if (is_guard && r->warning[0]) fprintf(out, "  %-10s warning        %s\n", "", r->warning);
@@ -170,10 +177,12 @@ static void grad_line(FILE *out, const lf_case *c, const lf_result *k)
         if (g->state == LF_GRAD_NONE) continue;
         fprintf(out, "  %-10s ", "backward");
         if (g->state == LF_GRAD_OK && g->n > 0)
-            fprintf(out, "d %s [%.6g, ... %lld values] %s", name, g->values[0], (long long)g->n, lf_dtype_name(g->dtype));
+            fprintf(out, "d %s [%.6g, ... %lld values] %s", name, g->values[0], (long long)g->n,
+                    lf_dtype_name(g->dtype));
         else if (g->state == LF_GRAD_OK)
             fprintf(out, "d %s [] %s", name, lf_dtype_name(g->dtype));
-        else fprintf(out, "%s d %s: %s", g->state == LF_GRAD_MISSING ? "no" : "failed,", name, g->message);
+        else
+            fprintf(out, "%s d %s: %s", g->state == LF_GRAD_MISSING ? "no" : "failed,", name, g->message);
         fprintf(out, " (upstream %s, seed %llu)\n", lf_upstream_name(b->upstream), (unsigned long long)b->seed);
     }
 }
@@ -183,8 +192,8 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     char is[128], ts[128];
     lf_format_shape(is, sizeof is, c->input.shape, c->input.ndim);
     lf_format_shape(ts, sizeof ts, c->target.shape, c->target.ndim);
-    fprintf(out, "%s: %s, input %s %s, target %s %s\n", file, lf_loss_name(c->loss),
-            lf_dtype_name(c->input.dtype), is, lf_dtype_name(c->target.dtype), ts);
+    fprintf(out, "%s: %s, input %s %s, target %s %s\n", file, lf_loss_name(c->loss), lf_dtype_name(c->input.dtype), is,
+            lf_dtype_name(c->target.dtype), ts);
     text_line(out, "spec", &v->spec, false);
     if (v->backward_asked && v->spec_backward.kind == LF_OUTCOME_DEVICE_ASSERT)
         fprintf(out, "  %-10s device_assert  in backward: %s\n", "", v->spec_backward.message);
@@ -195,14 +204,18 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->has_torch) text_line(out, "torch", &v->torch, false);
     if (v->has_kernel) text_line(out, "kernel", &v->kernel, false);
     if (v->has_kernel) grad_line(out, c, &v->kernel);
-    if (v->kernel_skip[0]) fprintf(out, "  %-10s skipped        it does not claim the case's %s\n", "kernel", v->kernel_skip);
+    if (v->kernel_skip[0])
+        fprintf(out, "  %-10s skipped        it does not claim the case's %s\n", "kernel", v->kernel_skip);
     if (v->torch_known[0]) fprintf(out, "  %-10s known          %s\n", "", v->torch_known);
-    if (v->finding) fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
+    if (v->finding)
+        fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
     else if (v->accepted[0])
         fprintf(out, "  %-10s accepted       %s: %s\n", "verdict", v->accepted_signature, v->accepted);
     else if (v->guarded_silent)
-        fprintf(out, "  %-10s pass           the guard rejects what PyTorch silently miscomputes (%s)\n", "verdict", v->spec.silent);
-    else fprintf(out, "  %-10s pass\n", "verdict");
+        fprintf(out, "  %-10s pass           the guard rejects what PyTorch silently miscomputes (%s)\n", "verdict",
+                v->spec.silent);
+    else
+        fprintf(out, "  %-10s pass\n", "verdict");
 }
 
 void lf_report_json_unusable(FILE *out, const char *file, const char *error)

@@ -86,10 +86,14 @@ static int list(int argc, char **argv)
         fprintf(stderr, "usage: lossfuzz %s (it takes no arguments)\n", argv[0]);
         return LF_EXIT_UNUSABLE;
     }
-    if (!strcmp(argv[0], "list-targets")) list_targets();
-    else if (!strcmp(argv[0], "list-findings")) list_findings();
-    else if (!strcmp(argv[0], "list-errors")) list_errors();
-    else list_hints();
+    if (!strcmp(argv[0], "list-targets"))
+        list_targets();
+    else if (!strcmp(argv[0], "list-findings"))
+        list_findings();
+    else if (!strcmp(argv[0], "list-errors"))
+        list_errors();
+    else
+        list_hints();
     return LF_EXIT_PASS;
 }
 
@@ -108,7 +112,8 @@ static int describe(int argc, char **argv)
     } else {
         size_t i;
         json_t *L;
-        json_array_foreach(json_object_get(d, "losses"), i, L) {
+        json_array_foreach(json_object_get(d, "losses"), i, L)
+        {
             char *targets = json_dumps(json_object_get(L, "targets"), JSON_COMPACT);
             char *options = json_dumps(json_object_get(L, "options"), JSON_COMPACT);
             char *call = json_dumps(json_object_get(L, "positional"), JSON_COMPACT);
@@ -123,15 +128,27 @@ static int describe(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; int (*run)(int, char **); } commands[] = {
-        {"check", lf_cmd_check}, {"show", lf_cmd_show}, {"minimize", lf_cmd_minimize},
-        {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro}, {"fuzz", lf_cmd_fuzz}, {"report", lf_cmd_report},
-        {"worker", lf_cmd_worker}, {"list-targets", list},
-        {"list-findings", list}, {"list-errors", list}, {"list-hints", list}, {"describe", describe}};
-    if (argc < 2) { fputs(usage_main, stderr); return LF_EXIT_UNUSABLE; }
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {{"check", lf_cmd_check},   {"show", lf_cmd_show},     {"minimize", lf_cmd_minimize},
+                    {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro},   {"fuzz", lf_cmd_fuzz},
+                    {"report", lf_cmd_report}, {"worker", lf_cmd_worker}, {"list-targets", list},
+                    {"list-findings", list},   {"list-errors", list},     {"list-hints", list},
+                    {"describe", describe}};
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return LF_EXIT_UNUSABLE;
+    }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { fputs(usage_main, stdout); return LF_EXIT_PASS; }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) { lf_cli_print_version(); return LF_EXIT_PASS; }
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_main, stdout);
+        return LF_EXIT_PASS;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        lf_cli_print_version();
+        return LF_EXIT_PASS;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "lossfuzz: unknown command \"%s\"\n%s", cmd, usage_main);

@@ -15,9 +15,9 @@
 #include "lf_case.h"
 
 #define LF_DUMP_MAX_ARRAYS 64
-#define LF_DUMP_MAX_META 16                       /* more than the known keys: a longer __metadata__ is refused */
-#define LF_DUMP_MAX_HEADER ((size_t)1 << 24)      /* 16 MiB of header: far more than any real one */
-#define LF_DUMP_MAX_INFLATED ((uint64_t)1 << 32)  /* 4 GiB: a deflated entry may not claim more */
+#define LF_DUMP_MAX_META 16                      /* more than the known keys: a longer __metadata__ is refused */
+#define LF_DUMP_MAX_HEADER ((size_t)1 << 24)     /* 16 MiB of header: far more than any real one */
+#define LF_DUMP_MAX_INFLATED ((uint64_t)1 << 32) /* 4 GiB: a deflated entry may not claim more */
 
 typedef struct {
     void *base;
@@ -38,9 +38,9 @@ typedef struct {
     int64_t numel;
     const uint8_t *data;
     void *owned;
-    bool column_major;   /* a Fortran-order .npy (a transposed tensor's .numpy()): data is
+    bool column_major; /* a Fortran-order .npy (a transposed tensor's .numpy()): data is
                           * row-major now, the kernels get it column-major */
-    char text[64];       /* a 0-d string array's value */
+    char text[64];     /* a 0-d string array's value */
     bool is_text;
 } lf_array;
 
@@ -68,8 +68,8 @@ bool lf_npz_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err, size_t 
 bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err, size_t errlen);
 
 /* Checks a shape against LF_MAX_NUMEL without overflowing, and the bytes it needs. */
-bool lf_shape_bytes(const int64_t *shape, int ndim, lf_dtype dtype, int64_t *numel, uint64_t *bytes,
-                    char *err, size_t errlen);
+bool lf_shape_bytes(const int64_t *shape, int ndim, lf_dtype dtype, int64_t *numel, uint64_t *bytes, char *err,
+                    size_t errlen);
 
 /* The names a dump may use: arrays name a tensor (input/logits,
  * target/labels/mask, weight, pos_weight) or an option (loss, reduction,
@@ -89,8 +89,14 @@ bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen);
 /* The formats of the files a user hands lossfuzz, sniffed once (lf_format.c):
  * by the file's name, and by its first bytes; a format's name for messages
  * ("JSON case", ".npz (zip) file", ...) and what its files start with. */
-typedef enum { LF_FORMAT_NONE, LF_FORMAT_JSON, LF_FORMAT_NPZ, LF_FORMAT_SAFETENSORS, LF_FORMAT_NPY,
-               LF_FORMAT_COUNT } lf_format;
+typedef enum {
+    LF_FORMAT_NONE,
+    LF_FORMAT_JSON,
+    LF_FORMAT_NPZ,
+    LF_FORMAT_SAFETENSORS,
+    LF_FORMAT_NPY,
+    LF_FORMAT_COUNT
+} lf_format;
 lf_format lf_format_of_name(const char *path);
 lf_format lf_format_of_bytes(const uint8_t *b, size_t n);
 const char *lf_format_name(lf_format f);

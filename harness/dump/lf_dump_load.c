@@ -66,9 +66,16 @@ bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen)
     for (int i = 0; i < d->n; i++)
         if (!lf_dump_check_array_name(d->arrays[i].name, err, errlen)) return false;
     if (!find(d, input, &in, err, errlen) || !find(d, target, &tg, err, errlen) || !find(d, weight, &w, err, errlen) ||
-        !find(d, pos_weight, &pw, err, errlen)) return false;
-    if (!in || !tg) { snprintf(err, errlen, "the dump needs arrays named input (or logits) and target (or labels, mask)"); return false; }
-    if (!lf_dtype_is_float(in->dtype)) { snprintf(err, errlen, "%s is %s: logits must be floating point", in->name, lf_dtype_name(in->dtype)); return false; }
+        !find(d, pos_weight, &pw, err, errlen))
+        return false;
+    if (!in || !tg) {
+        snprintf(err, errlen, "the dump needs arrays named input (or logits) and target (or labels, mask)");
+        return false;
+    }
+    if (!lf_dtype_is_float(in->dtype)) {
+        snprintf(err, errlen, "%s is %s: logits must be floating point", in->name, lf_dtype_name(in->dtype));
+        return false;
+    }
     if (!lf_dump_options(d, c, err, errlen)) return false;
     borrow(in, &c->input);
     borrow(tg, &c->target);
@@ -90,13 +97,21 @@ bool lf_dump_load(const lf_mapped *m, const char *path, lf_dump *d, lf_case *c, 
         snprintf(name, sizeof name, "%.*s", (int)(strcspn(base, ".")), base);
         ok = lf_npy_parse(b, n, name, &d->arrays[0], err, errlen);
         d->n = ok;
-        if (ok) snprintf(err, errlen, "a single .npy holds one array (%s): put input.npy and target.npy in a "
-                         "directory and pass the directory", name);
+        if (ok)
+            snprintf(err, errlen,
+                     "a single .npy holds one array (%s): put input.npy and target.npy in a "
+                     "directory and pass the directory",
+                     name);
         return false;
     }
-    if (format == LF_FORMAT_NPZ) ok = lf_npz_parse(b, n, d, err, errlen);
-    else if (format == LF_FORMAT_SAFETENSORS) ok = lf_safetensors_parse(b, n, d, err, errlen);
-    else { snprintf(err, errlen, "not a .safetensors, .npz or .npy file"); return false; }
+    if (format == LF_FORMAT_NPZ)
+        ok = lf_npz_parse(b, n, d, err, errlen);
+    else if (format == LF_FORMAT_SAFETENSORS)
+        ok = lf_safetensors_parse(b, n, d, err, errlen);
+    else {
+        snprintf(err, errlen, "not a .safetensors, .npz or .npy file");
+        return false;
+    }
     if (ok) ok = lf_dump_to_case(d, c, err, errlen);
     if (!ok) lf_dump_free(d);
     return ok;

@@ -64,7 +64,8 @@ bool lf_dump_check_array_name(const char *name, char *err, size_t errlen)
     nearer(name, options, &guess, &d);
     unknown(name, "array", guess,
             "tensors input/logits, target/labels/mask, weight, pos_weight; options loss, reduction, ignore_index, "
-            "label_smoothing", err, errlen);
+            "label_smoothing",
+            err, errlen);
     return false;
 }
 
@@ -72,10 +73,13 @@ bool lf_dump_check_meta_key(const char *key, char *err, size_t errlen)
 {
     const char *guess = NULL;
     size_t d = 64;
-    if (listed(key, options) || !strcmp(key, "format")) return true; /* "format": "pt", which transformers and others add */
+    if (listed(key, options) || !strcmp(key, "format"))
+        return true; /* "format": "pt", which transformers and others add */
     nearer(key, options, &guess, &d);
     unknown(key, "__metadata__ key", guess,
-            listed(key, tensors) ? "options loss, reduction, ignore_index, label_smoothing; tensors belong in the header"
-                                 : "options loss, reduction, ignore_index, label_smoothing", err, errlen);
+            listed(key, tensors)
+                ? "options loss, reduction, ignore_index, label_smoothing; tensors belong in the header"
+                : "options loss, reduction, ignore_index, label_smoothing",
+            err, errlen);
     return false;
 }

@@ -34,7 +34,8 @@ static bool get(const lf_dump *d, const char *key, value *v, bool *given, char *
         if (!strcmp(d->arrays[i].name, key)) a = &d->arrays[i];
     memset(v, 0, sizeof *v);
     *given = m || a;
-    if (m && a) return snprintf(err, errlen, "%s is given twice, in __metadata__ and as an array: keep one", key), false;
+    if (m && a)
+        return snprintf(err, errlen, "%s is given twice, in __metadata__ and as an array: keep one", key), false;
     if (m) {
         snprintf(v->text, sizeof v->text, "%s", m->value);
         v->k = !m->is_number ? TEXT : m->is_integer ? INTEGER : REAL;
@@ -49,11 +50,14 @@ static bool get(const lf_dump *d, const char *key, value *v, bool *given, char *
             snprintf(err, errlen, "%s: an array of shape %s; an option is one value (a 0-d array)", key, shape);
             return false;
         }
-        if (a->dtype == LF_BOOL) return snprintf(err, errlen, "%s: a bool array; expected a number or a string", key), false;
+        if (a->dtype == LF_BOOL)
+            return snprintf(err, errlen, "%s: a bool array; expected a number or a string", key), false;
         v->k = lf_dtype_is_float(a->dtype) ? REAL : INTEGER;
         v->r = lf_load_f64(a->data, a->dtype, 0), v->i = lf_load_i64(a->data, a->dtype, 0);
-        if (v->k == REAL) snprintf(v->text, sizeof v->text, "%.17g", v->r);
-        else snprintf(v->text, sizeof v->text, "%lld", (long long)v->i);
+        if (v->k == REAL)
+            snprintf(v->text, sizeof v->text, "%.17g", v->r);
+        else
+            snprintf(v->text, sizeof v->text, "%lld", (long long)v->i);
     }
     return true;
 }
@@ -71,7 +75,8 @@ static bool integer(value *v, char *err, size_t errlen)
 {
     if (v->k == REAL) /* 255.0 too: PyTorch takes an int, and so do JSON cases */
         return snprintf(err, errlen, "ignore_index: found the float %s%s; expected an integer", v->text,
-                        strpbrk(v->text, ".eEni") ? "" : ".0"), false;
+                        strpbrk(v->text, ".eEni") ? "" : ".0"),
+               false;
     if (v->k == INTEGER) return true;
     char *end;
     errno = 0;
@@ -99,7 +104,8 @@ bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen)
     if (given) {
         static const char losses[] = "cross_entropy, nll_loss or binary_cross_entropy_with_logits";
         if (!text(&v, "loss", losses, err, errlen)) return false;
-        if (!lf_loss_parse(v.text, &c->loss)) return snprintf(err, errlen, "loss \"%s\" is not %s", v.text, losses), false;
+        if (!lf_loss_parse(v.text, &c->loss))
+            return snprintf(err, errlen, "loss \"%s\" is not %s", v.text, losses), false;
     }
     if (!get(d, "reduction", &v, &given, err, errlen)) return false;
     if (given) {

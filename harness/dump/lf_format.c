@@ -7,9 +7,8 @@
 
 static const char *const names[LF_FORMAT_COUNT] = {"", "JSON case", ".npz (zip) file", ".safetensors file",
                                                    ".npy file"};
-static const char *const starts[LF_FORMAT_COUNT] = {"", "a '{'", "a zip signature (PK\\3\\4)",
-                                                    "an 8-byte header length, then a JSON header",
-                                                    "the \\x93NUMPY magic"};
+static const char *const starts[LF_FORMAT_COUNT] = {
+    "", "a '{'", "a zip signature (PK\\3\\4)", "an 8-byte header length, then a JSON header", "the \\x93NUMPY magic"};
 static const char *const suffixes[LF_FORMAT_COUNT] = {"", ".json", ".npz", ".safetensors", ".npy"};
 
 const char *lf_format_name(lf_format f) { return names[f]; }
@@ -32,6 +31,7 @@ lf_format lf_format_of_bytes(const uint8_t *b, size_t n)
     if (i < n && b[i] == '{') return LF_FORMAT_JSON;
     if (n >= 4 && (!memcmp(b, "PK\x03\x04", 4) || !memcmp(b, "PK\x05\x06", 4))) return LF_FORMAT_NPZ;
     if (n >= 6 && !memcmp(b, "\x93NUMPY", 6)) return LF_FORMAT_NPY;
-    if (n >= 9 && b[8] == '{') return LF_FORMAT_SAFETENSORS; /* an 8-byte header length, then JSON: the parser checks it */
+    if (n >= 9 && b[8] == '{')
+        return LF_FORMAT_SAFETENSORS; /* an 8-byte header length, then JSON: the parser checks it */
     return LF_FORMAT_NONE;
 }

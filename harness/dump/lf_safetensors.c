@@ -13,21 +13,30 @@
 
 static bool st_dtype(const char *s, lf_dtype *t)
 {
-    static const struct { const char *name; lf_dtype dtype; } table[] = {
-        {"F64", LF_F64}, {"F32", LF_F32}, {"F16", LF_F16}, {"BF16", LF_BF16},
-        {"I64", LF_I64}, {"I32", LF_I32}, {"U8", LF_U8}, {"BOOL", LF_BOOL}};
+    static const struct {
+        const char *name;
+        lf_dtype dtype;
+    } table[] = {{"F64", LF_F64}, {"F32", LF_F32}, {"F16", LF_F16}, {"BF16", LF_BF16},
+                 {"I64", LF_I64}, {"I32", LF_I32}, {"U8", LF_U8},   {"BOOL", LF_BOOL}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(s, table[i].name)) { *t = table[i].dtype; return true; }
+        if (!strcmp(s, table[i].name)) {
+            *t = table[i].dtype;
+            return true;
+        }
     return false;
 }
 
 /* Where a tensor's bytes are in the data. */
-typedef struct { uint64_t begin, end; int index; } span;
+typedef struct {
+    uint64_t begin, end;
+    int index;
+} span;
 
-static bool tensor_entry(const char *name, json_t *v, const uint8_t *data, uint64_t data_len, lf_array *a,
-                         span *at, char *err, size_t errlen)
+static bool tensor_entry(const char *name, json_t *v, const uint8_t *data, uint64_t data_len, lf_array *a, span *at,
+                         char *err, size_t errlen)
 {
-    json_t *dt = json_object_get(v, "dtype"), *sh = json_object_get(v, "shape"), *off = json_object_get(v, "data_offsets");
+    json_t *dt = json_object_get(v, "dtype"), *sh = json_object_get(v, "shape"),
+           *off = json_object_get(v, "data_offsets");
     memset(a, 0, sizeof *a);
     snprintf(a->name, sizeof a->name, "%s", name);
     if (!json_is_string(dt) || !st_dtype(json_string_value(dt), &a->dtype)) {
@@ -35,18 +44,30 @@ static bool tensor_entry(const char *name, json_t *v, const uint8_t *data, uint6
                  json_is_string(dt) ? json_string_value(dt) : "(missing)");
         return false;
     }
-    if (!json_is_array(sh) || json_array_size(sh) > LF_MAX_DIMS) { snprintf(err, errlen, "%s: shape must be a list of at most %d sizes", name, LF_MAX_DIMS); return false; }
+    if (!json_is_array(sh) || json_array_size(sh) > LF_MAX_DIMS) {
+        snprintf(err, errlen, "%s: shape must be a list of at most %d sizes", name, LF_MAX_DIMS);
+        return false;
+    }
     a->ndim = (int)json_array_size(sh);
     for (int d = 0; d < a->ndim; d++) {
         json_t *s = json_array_get(sh, (size_t)d);
-        if (!json_is_integer(s)) { snprintf(err, errlen, "%s: shape[%d] is not an integer", name, d); return false; }
+        if (!json_is_integer(s)) {
+            snprintf(err, errlen, "%s: shape[%d] is not an integer", name, d);
+            return false;
+        }
         a->shape[d] = json_integer_value(s);
     }
     uint64_t bytes;
     char why[160];
-    if (!lf_shape_bytes(a->shape, a->ndim, a->dtype, &a->numel, &bytes, why, sizeof why)) { snprintf(err, errlen, "%s: %s", name, why); return false; }
+    if (!lf_shape_bytes(a->shape, a->ndim, a->dtype, &a->numel, &bytes, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", name, why);
+        return false;
+    }
     if (!json_is_array(off) || json_array_size(off) != 2 || !json_is_integer(json_array_get(off, 0)) ||
-        !json_is_integer(json_array_get(off, 1))) { snprintf(err, errlen, "%s: data_offsets must be [begin, end]", name); return false; }
+        !json_is_integer(json_array_get(off, 1))) {
+        snprintf(err, errlen, "%s: data_offsets must be [begin, end]", name);
+        return false;
+    }
     json_int_t b = json_integer_value(json_array_get(off, 0)), e = json_integer_value(json_array_get(off, 1));
     if (b < 0 || e < b || (uint64_t)e > data_len) {
         snprintf(err, errlen, "%s: data_offsets [%lld, %lld] fall outside the %llu data bytes (truncated file?)", name,
@@ -54,7 +75,8 @@ static bool tensor_entry(const char *name, json_t *v, const uint8_t *data, uint6
         return false;
     }
     if ((uint64_t)(e - b) != bytes) {
-        snprintf(err, errlen, "%s: data_offsets span %lld bytes, shape and dtype need %llu", name, (long long)(e - b), (unsigned long long)bytes);
+        snprintf(err, errlen, "%s: data_offsets span %lld bytes, shape and dtype need %llu", name, (long long)(e - b),
+                 (unsigned long long)bytes);
         return false;
     }
     a->data = data + b;
@@ -79,17 +101,21 @@ static bool tiles_data(span *s, int n, const lf_dump *d, uint64_t data_len, char
     for (int i = 0; i < n; i++) {
         const char *name = d->arrays[s[i].index].name;
         if (s[i].begin < at) {
-            snprintf(err, errlen, "%s: data_offsets [%llu, %llu] overlap %s's [%llu, %llu] (tensors may not share bytes)",
-                     name, (unsigned long long)s[i].begin, (unsigned long long)s[i].end, d->arrays[s[i - 1].index].name,
+            snprintf(err, errlen,
+                     "%s: data_offsets [%llu, %llu] overlap %s's [%llu, %llu] (tensors may not share bytes)", name,
+                     (unsigned long long)s[i].begin, (unsigned long long)s[i].end, d->arrays[s[i - 1].index].name,
                      (unsigned long long)s[i - 1].begin, (unsigned long long)s[i - 1].end);
             return false;
         }
         if (s[i].begin > at) {
-            if (i == 0) snprintf(err, errlen, "%llu bytes before the first tensor (%s begins at %llu) belong to no tensor",
-                                 (unsigned long long)s[i].begin, name, (unsigned long long)s[i].begin);
-            else snprintf(err, errlen, "%llu bytes between %s (ends at %llu) and %s (begins at %llu) belong to no tensor",
-                          (unsigned long long)(s[i].begin - at), d->arrays[s[i - 1].index].name, (unsigned long long)at,
-                          name, (unsigned long long)s[i].begin);
+            if (i == 0)
+                snprintf(err, errlen, "%llu bytes before the first tensor (%s begins at %llu) belong to no tensor",
+                         (unsigned long long)s[i].begin, name, (unsigned long long)s[i].begin);
+            else
+                snprintf(err, errlen,
+                         "%llu bytes between %s (ends at %llu) and %s (begins at %llu) belong to no tensor",
+                         (unsigned long long)(s[i].begin - at), d->arrays[s[i - 1].index].name, (unsigned long long)at,
+                         name, (unsigned long long)s[i].begin);
             return false;
         }
         at = s[i].end;
@@ -132,29 +158,42 @@ static bool metadata(json_t *obj, lf_dump *d, char *err, size_t errlen)
 {
     const char *k;
     json_t *v;
-    if (!json_is_object(obj)) { snprintf(err, errlen, "__metadata__ is %s: it must be an object of strings", json_kind(obj)); return false; }
-    json_object_foreach(obj, k, v) {
+    if (!json_is_object(obj)) {
+        snprintf(err, errlen, "__metadata__ is %s: it must be an object of strings", json_kind(obj));
+        return false;
+    }
+    json_object_foreach(obj, k, v)
+    {
         if (!lf_dump_check_meta_key(k, err, errlen)) return false;
-        if (d->n_meta == LF_DUMP_MAX_META) { snprintf(err, errlen, "__metadata__ has more than %d keys", LF_DUMP_MAX_META); return false; }
+        if (d->n_meta == LF_DUMP_MAX_META) {
+            snprintf(err, errlen, "__metadata__ has more than %d keys", LF_DUMP_MAX_META);
+            return false;
+        }
         lf_meta *m = &d->meta[d->n_meta++];
         snprintf(m->key, sizeof m->key, "%s", k);
         m->is_number = json_is_number(v), m->is_integer = json_is_integer(v);
-        if (json_is_integer(v)) snprintf(m->value, sizeof m->value, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v)) number_text(json_real_value(v), m->value, sizeof m->value);
+        if (json_is_integer(v))
+            snprintf(m->value, sizeof m->value, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v))
+            number_text(json_real_value(v), m->value, sizeof m->value);
         else if (!json_is_string(v)) {
             snprintf(err, errlen, "__metadata__ %s is %s: expected a string (or a plain number)", k, json_kind(v));
             return false;
         } else if (strlen(json_string_value(v)) >= sizeof m->value) {
             snprintf(err, errlen, "__metadata__ %s: the value is longer than %zu characters", k, sizeof m->value - 1);
             return false;
-        } else snprintf(m->value, sizeof m->value, "%s", json_string_value(v));
+        } else
+            snprintf(m->value, sizeof m->value, "%s", json_string_value(v));
     }
     return true;
 }
 
 bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err, size_t errlen)
 {
-    if (len < 8) { snprintf(err, errlen, "truncated: no header length"); return false; }
+    if (len < 8) {
+        snprintf(err, errlen, "truncated: no header length");
+        return false;
+    }
     uint64_t hlen = 0;
     for (int i = 7; i >= 0; i--) hlen = hlen << 8 | buf[i];
     if (hlen > LF_DUMP_MAX_HEADER || hlen > len - 8) {
@@ -173,15 +212,25 @@ bool lf_safetensors_parse(const uint8_t *buf, size_t len, lf_dump *d, char *err,
     json_t *v;
     bool ok = true;
     span spans[LF_DUMP_MAX_ARRAYS];
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         if (!strcmp(key, "__metadata__")) {
             if (!(ok = metadata(v, d, err, errlen))) break;
             continue;
         }
-        if (d->n == LF_DUMP_MAX_ARRAYS) { snprintf(err, errlen, "more than %d tensors", LF_DUMP_MAX_ARRAYS); ok = false; break; }
-        if (!json_is_object(v)) { snprintf(err, errlen, "%s: not a tensor entry", key); ok = false; break; }
+        if (d->n == LF_DUMP_MAX_ARRAYS) {
+            snprintf(err, errlen, "more than %d tensors", LF_DUMP_MAX_ARRAYS);
+            ok = false;
+            break;
+        }
+        if (!json_is_object(v)) {
+            snprintf(err, errlen, "%s: not a tensor entry", key);
+            ok = false;
+            break;
+        }
         spans[d->n].index = d->n;
-        if (!(ok = tensor_entry(key, v, buf + 8 + hlen, len - 8 - hlen, &d->arrays[d->n], &spans[d->n], err, errlen))) break;
+        if (!(ok = tensor_entry(key, v, buf + 8 + hlen, len - 8 - hlen, &d->arrays[d->n], &spans[d->n], err, errlen)))
+            break;
         d->n++;
     }
     if (ok) ok = tiles_data(spans, d->n, d, len - 8 - hlen, err, errlen);

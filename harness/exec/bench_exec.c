@@ -42,7 +42,10 @@ static double rate(const lf_case *cases, int n, const lf_backend *be, int *findi
 static bool corpus_cases(const char *dir, lf_case *cases, int n)
 {
     DIR *d = opendir(dir);
-    if (!d) { fprintf(stderr, "bench_exec: cannot open %s\n", dir); return false; }
+    if (!d) {
+        fprintf(stderr, "bench_exec: cannot open %s\n", dir);
+        return false;
+    }
     uint8_t *inputs[512];
     size_t sizes[512];
     int m = 0;
@@ -71,7 +74,10 @@ static int assert_run(const lf_paths_config *base, bool spare, int k, const lf_c
     cfg.no_spare = !spare;
     char err[1536];
     const lf_backend *be = lf_paths_open(&cfg, err, sizeof err);
-    if (!be) { fprintf(stderr, "bench_exec: %s\n", err); return k; }
+    if (!be) {
+        fprintf(stderr, "bench_exec: %s\n", err);
+        return k;
+    }
     int asserted = 0, lost = 0;
     double t0 = now_s();
     for (int i = 0; i < k; i++) {
@@ -94,22 +100,35 @@ static int assert_run(const lf_paths_config *base, bool spare, int k, const lf_c
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"backend", required_argument, NULL, 'b'}, {"cases", required_argument, NULL, 'n'},
-                                         {"asserts", required_argument, NULL, 'k'}, {"worker", required_argument, NULL, 'w'},
-                                         {"torch", no_argument, NULL, 't'}, {0}};
+    static const struct option opts[] = {
+        {"backend", required_argument, NULL, 'b'}, {"cases", required_argument, NULL, 'n'},
+        {"asserts", required_argument, NULL, 'k'}, {"worker", required_argument, NULL, 'w'},
+        {"torch", no_argument, NULL, 't'},         {0}};
     lf_paths_config cfg = {.backend = "sim"};
     int n = 20000, k = 1000;
     const char *corpus = LF_SOURCE_DIR "/corpus/fuzz_class";
     bool torch = false;
     for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        if (o == 'b') cfg.backend = optarg;
-        else if (o == 'n') n = atoi(optarg);
-        else if (o == 'k') k = atoi(optarg);
-        else if (o == 'w') cfg.worker = optarg;
-        else if (o == 't') torch = true;
-        else { fprintf(stderr, "usage: bench_exec [--backend sim|cuda] [--cases N] [--asserts K] [--worker PATH] [--torch]\n"); return 2; }
+        if (o == 'b')
+            cfg.backend = optarg;
+        else if (o == 'n')
+            n = atoi(optarg);
+        else if (o == 'k')
+            k = atoi(optarg);
+        else if (o == 'w')
+            cfg.worker = optarg;
+        else if (o == 't')
+            torch = true;
+        else {
+            fprintf(stderr,
+                    "usage: bench_exec [--backend sim|cuda] [--cases N] [--asserts K] [--worker PATH] [--torch]\n");
+            return 2;
+        }
     }
-    if (n < 1 || k < 0) { fprintf(stderr, "bench_exec: --cases must be >= 1 and --asserts >= 0\n"); return 2; }
+    if (n < 1 || k < 0) {
+        fprintf(stderr, "bench_exec: --cases must be >= 1 and --asserts >= 0\n");
+        return 2;
+    }
     lf_numel_limit = LF_FUZZ_MAX_NUMEL;
     lf_case *cases = calloc((size_t)n, sizeof *cases);
     if (!corpus_cases(corpus, cases, n)) return 2;
@@ -152,7 +171,8 @@ int main(int argc, char **argv)
         t.torch = true;
         if ((be = lf_paths_open(&t, err, sizeof err))) {
             int f_t = 0, m = n < 2000 ? n : 2000;
-            printf("  %-28s %.0f cases/s (%d findings, %d cases)\n", "with the PyTorch worker", rate(cases, m, be, &f_t), f_t, m);
+            printf("  %-28s %.0f cases/s (%d findings, %d cases)\n", "with the PyTorch worker",
+                   rate(cases, m, be, &f_t), f_t, m);
             lf_paths_close(be);
         } else {
             printf("  %-28s not available: %s\n", "with the PyTorch worker", err);

@@ -20,7 +20,7 @@
 typedef struct {
     lf_proc active, spare;
     bool has_active, has_spare;
-    char device[32];                /* CUDA_VISIBLE_DEVICES for its workers, "": not pinned */
+    char device[32]; /* CUDA_VISIBLE_DEVICES for its workers, "": not pinned */
 } slot;
 
 struct lf_exec {
@@ -30,7 +30,7 @@ struct lf_exec {
     int n_slots, next_slot;
     uint64_t next_id;
     lf_exec_stats stats;
-    int ends_shown;              /* worker ends told on stderr: a campaign meets thousands */
+    int ends_shown; /* worker ends told on stderr: a campaign meets thousands */
     char device[64], torch[32];
     lf_kernel_claims claims; /* the hello's "kernel" object, when it has one */
     bool has_claims;
@@ -90,12 +90,17 @@ static bool await_ready(lf_exec *x, lf_proc *p, char *err, size_t errlen)
         return true;
     }
     json_decref(h);
-    if (got == -1) lf_proc_kill(p);
-    else lf_proc_finish(p, 2000);
+    if (got == -1)
+        lf_proc_kill(p);
+    else
+        lf_proc_finish(p, 2000);
     char last[512];
     key_line(p, last, sizeof last);
     snprintf(err, errlen, "%s (%s) did not start%s%s", x->o.name, x->argv[0],
-             got == -1 ? ": no hello in time" : got == 1 ? ": not a lossfuzz worker" : "", last[0] ? ": " : "");
+             got == -1  ? ": no hello in time"
+             : got == 1 ? ": not a lossfuzz worker"
+                        : "",
+             last[0] ? ": " : "");
     size_t used = strlen(err);
     snprintf(err + used, errlen - used, "%s", last);
     lf_proc_close(p);
@@ -246,7 +251,8 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
         path_error(r, "worker_crash", "%s%s%s", what, last[0] ? ": " : "", last);
     }
     enum { SHOWN = 3 }; /* the rest are counted: each one's result says what happened */
-    if (x->ends_shown < SHOWN) fprintf(stderr, "lossfuzz: %s %s; its last output:\n%s\n", x->o.name, r->message, p->tail);
+    if (x->ends_shown < SHOWN)
+        fprintf(stderr, "lossfuzz: %s %s; its last output:\n%s\n", x->o.name, r->message, p->tail);
     if (++x->ends_shown == SHOWN) fprintf(stderr, "lossfuzz: %s: further worker ends are not shown\n", x->o.name);
 }
 
@@ -258,8 +264,10 @@ static bool worker_ended(lf_exec *x, slot *s, end_kind how, const char *dead, co
 {
     double seen = lf_now_ms();
     lf_proc *p = &s->active;
-    if (how == END_HANG) lf_proc_kill(p);
-    else lf_proc_finish(p, 2000);
+    if (how == END_HANG)
+        lf_proc_kill(p);
+    else
+        lf_proc_finish(p, 2000);
     x->stats.deaths++;
     lf_result died;
     int done = -1; /* the path the end is pinned on, when it is known */
@@ -282,8 +290,10 @@ static bool worker_ended(lf_exec *x, slot *s, end_kind how, const char *dead, co
      * path that caused it. */
     for (int i = 0; i < n; i++) {
         if (i == done) continue;
-        if (!ok) path_error(&r[i], "worker_start", "%s", err);
-        else ok = run_on(x, s, &paths[i], 1, c, &r[i]);
+        if (!ok)
+            path_error(&r[i], "worker_start", "%s", err);
+        else
+            ok = run_on(x, s, &paths[i], 1, c, &r[i]);
     }
     return ok;
 }

@@ -21,12 +21,12 @@
 typedef struct lf_exec lf_exec;
 
 typedef struct {
-    const char *name;            /* for messages, e.g. "sim worker", "torch worker" */
-    const char *const *argv;     /* the worker command, NULL-terminated */
-    double timeout_s;            /* a request that takes longer is a hang (0: 60 s) */
-    double start_timeout_s;      /* a worker not ready by then failed to start (0: 120 s) */
-    int n_devices;               /* workers side by side, one per GPU (0 or 1: one, no pinning) */
-    bool no_spare;               /* start a replacement only when needed (the cold figure) */
+    const char *name;        /* for messages, e.g. "sim worker", "torch worker" */
+    const char *const *argv; /* the worker command, NULL-terminated */
+    double timeout_s;        /* a request that takes longer is a hang (0: 60 s) */
+    double start_timeout_s;  /* a worker not ready by then failed to start (0: 120 s) */
+    int n_devices;           /* workers side by side, one per GPU (0 or 1: one, no pinning) */
+    bool no_spare;           /* start a replacement only when needed (the cold figure) */
 } lf_exec_options;
 
 typedef struct {

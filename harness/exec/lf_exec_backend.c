@@ -12,7 +12,11 @@
 #include "lf_data.h"
 #include "lf_describe.h"
 
-static bool env_flag(const char *name) { const char *v = getenv(name); return v && *v && strcmp(v, "0"); }
+static bool env_flag(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0");
+}
 
 bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen)
 {
@@ -54,7 +58,10 @@ static bool worker_binary(const lf_paths_config *cfg, char *out, size_t outlen, 
         char self[4000]; /* room for "/lossfuzz" in a 4096-byte path */
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
         char *slash = n > 0 ? (self[n] = 0, strrchr(self, '/')) : NULL;
-        if (!slash) { snprintf(err, errlen, "cannot find this program to start workers"); return false; }
+        if (!slash) {
+            snprintf(err, errlen, "cannot find this program to start workers");
+            return false;
+        }
         snprintf(out, outlen, "%s", self);
         if (strcmp(slash + 1, "lossfuzz")) { /* not lossfuzz: beside it, else one folder up */
             *slash = 0;
@@ -109,8 +116,9 @@ static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, cha
     lf_exec *started = NULL;
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;
-        const char *argv[] = {path,   script, "--describe", describe ? describe : "", "--device",
-                              device, kernel ? "--kernel" : NULL, kernel, NULL};
+        const char *argv[] = {
+            path,   script, "--describe", describe ? describe : "", "--device", device, kernel ? "--kernel" : NULL,
+            kernel, NULL};
         lf_exec_options o = {kernel ? "kernel worker" : "torch worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
         char why[400];
         if ((started = lf_exec_start(&o, why, sizeof why))) break;
@@ -152,10 +160,11 @@ static lf_exec *start_kernels(const lf_paths_config *cfg, char *err, size_t errl
 {
     char bin[4096];
     if (!worker_binary(cfg, bin, sizeof bin, err, errlen)) return NULL;
-    const char *argv[] = {bin, "worker", "--backend", cfg->backend, "--asserts", cfg->hard_asserts ? "hard" : "soft", NULL};
+    const char *argv[] = {bin, "worker", "--backend", cfg->backend, "--asserts", cfg->hard_asserts ? "hard" : "soft",
+                          NULL};
     int gpus = strcmp(cfg->backend, "cuda") ? 0 : lf_exec_visible_gpus();
-    lf_exec_options o = {strcmp(cfg->backend, "cuda") ? "sim worker" : "cuda worker", argv, cfg->timeout_s, 0,
-                         gpus, cfg->no_spare};
+    lf_exec_options o = {
+        strcmp(cfg->backend, "cuda") ? "sim worker" : "cuda worker", argv, cfg->timeout_s, 0, gpus, cfg->no_spare};
     return lf_exec_start(&o, err, errlen);
 }
 

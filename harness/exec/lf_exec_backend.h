@@ -8,15 +8,15 @@
 #include "lf_exec.h"
 
 typedef struct {
-    const char *backend;     /* sim | cuda: where the kernels run */
-    bool hard_asserts;       /* real device asserts (implies the executor) */
-    bool executor;           /* reference and guard in workers even with soft asserts */
-    bool torch;              /* also real PyTorch (CPU, or CUDA with backend cuda) */
-    bool no_spare;           /* replace a dead worker only when needed (benchmarks) */
-    double timeout_s;        /* the watchdog, per case (0: 60 s) */
-    const char *worker;      /* the lossfuzz binary serving as C worker (NULL: $LOSSFUZZ_WORKER, else this
+    const char *backend; /* sim | cuda: where the kernels run */
+    bool hard_asserts;   /* real device asserts (implies the executor) */
+    bool executor;       /* reference and guard in workers even with soft asserts */
+    bool torch;          /* also real PyTorch (CPU, or CUDA with backend cuda) */
+    bool no_spare;       /* replace a dead worker only when needed (benchmarks) */
+    double timeout_s;    /* the watchdog, per case (0: 60 s) */
+    const char *worker;  /* the lossfuzz binary serving as C worker (NULL: $LOSSFUZZ_WORKER, else this
                               * program if it is lossfuzz, else the lossfuzz of its build) */
-    const char *kernel;      /* the kernel under test, or NULL: LIB.so (a C worker loads it) or
+    const char *kernel;  /* the kernel under test, or NULL: LIB.so (a C worker loads it) or
                               * py:MODULE:FUNCTION (a Python worker imports it); harness/kernel */
 } lf_paths_config;
 

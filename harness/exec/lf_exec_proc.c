@@ -112,7 +112,10 @@ static bool drain_stderr(lf_proc *p)
             return errno == EAGAIN;
         }
         const char *from = buf;
-        if ((size_t)n > LF_PROC_TAIL - 1) { from += (size_t)n - (LF_PROC_TAIL - 1); n = LF_PROC_TAIL - 1; }
+        if ((size_t)n > LF_PROC_TAIL - 1) {
+            from += (size_t)n - (LF_PROC_TAIL - 1);
+            n = LF_PROC_TAIL - 1;
+        }
         if (p->tail_len + (size_t)n > LF_PROC_TAIL - 1) { /* drop the oldest bytes */
             size_t drop = p->tail_len + (size_t)n - (LF_PROC_TAIL - 1);
             memmove(p->tail, p->tail + drop, p->tail_len - drop);
@@ -188,7 +191,10 @@ int lf_proc_read_line(lf_proc *p, double deadline_ms)
         int nfds = p->err_fd >= 0 ? 2 : 1;
         int rc = poll(fds, (nfds_t)nfds, left > 1e6 ? 1000000 : (int)left + 1);
         if (rc < 0 && errno != EINTR) return 0;
-        if (nfds == 2 && fds[1].revents && !drain_stderr(p)) { close(p->err_fd); p->err_fd = -1; }
+        if (nfds == 2 && fds[1].revents && !drain_stderr(p)) {
+            close(p->err_fd);
+            p->err_fd = -1;
+        }
     }
 }
 
@@ -211,7 +217,10 @@ static bool reap(lf_proc *p, double deadline_ms)
 {
     while (p->pid > 0) {
         pid_t r = waitpid(p->pid, &p->status, WNOHANG);
-        if (r == p->pid || (r < 0 && errno != EINTR)) { p->pid = -1; return true; }
+        if (r == p->pid || (r < 0 && errno != EINTR)) {
+            p->pid = -1;
+            return true;
+        }
         if (lf_now_ms() >= deadline_ms) return false;
         usleep(1000);
     }
@@ -223,7 +232,10 @@ void lf_proc_finish(lf_proc *p, double grace_ms)
     double deadline = lf_now_ms() + grace_ms;
     while (p->err_fd >= 0 && lf_now_ms() < deadline) { /* stderr closes when the process ends */
         struct pollfd f = {p->err_fd, POLLIN, 0};
-        if (poll(&f, 1, 50) > 0 && !drain_stderr(p)) { close(p->err_fd); p->err_fd = -1; }
+        if (poll(&f, 1, 50) > 0 && !drain_stderr(p)) {
+            close(p->err_fd);
+            p->err_fd = -1;
+        }
     }
     if (!reap(p, deadline)) lf_proc_kill(p);
 }
@@ -241,7 +253,10 @@ void lf_proc_close(lf_proc *p)
 {
     int *fds[] = {&p->req_fd, &p->ans_fd, &p->err_fd, &p->shm_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-        if (*fds[i] >= 0) { close(*fds[i]); *fds[i] = -1; }
+        if (*fds[i] >= 0) {
+            close(*fds[i]);
+            *fds[i] = -1;
+        }
     if (p->shm) munmap(p->shm, p->shm_size);
     p->shm = NULL;
     free(p->line);

@@ -17,14 +17,14 @@ typedef struct {
     int req_fd, ans_fd, err_fd, shm_fd;
     void *shm;
     size_t shm_size;
-    bool ready;                    /* its hello was read */
+    bool ready; /* its hello was read */
     char hello[512];
-    char *line;                    /* the answer being read */
+    char *line; /* the answer being read */
     size_t line_len, line_cap, line_taken;
-    char tail[LF_PROC_TAIL];       /* the end of its stderr since the last request */
+    char tail[LF_PROC_TAIL]; /* the end of its stderr since the last request */
     size_t tail_len;
-    char assert_line[512];         /* the first CUDA assertion line seen, or "" */
-    int status;                    /* waitpid status once reaped, -1 before */
+    char assert_line[512]; /* the first CUDA assertion line seen, or "" */
+    int status;            /* waitpid status once reaped, -1 before */
 } lf_proc;
 
 /* Spawns argv, with CUDA_VISIBLE_DEVICES=device unless device is NULL. */

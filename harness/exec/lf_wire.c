@@ -16,7 +16,6 @@ static const char *const path_names[LF_WIRE_PATH_COUNT] = {"reference", "guard",
 
 const char *lf_wire_path_name(lf_wire_path p) { return p < LF_WIRE_PATH_COUNT ? path_names[p] : "?"; }
 
-
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 void lf_wire_layout_of(const lf_case *c, const lf_wire_path *paths, int n_paths, lf_wire_layout *l)
@@ -58,7 +57,10 @@ static char *dump_line(json_t *j)
     json_decref(j);
     size_t len = text ? strlen(text) : 0;
     char *line = text ? realloc(text, len + 2) : NULL;
-    if (!line) { free(text); return NULL; }
+    if (!line) {
+        free(text);
+        return NULL;
+    }
     line[len] = '\n';
     line[len + 1] = 0;
     return line;
@@ -77,15 +79,18 @@ bool lf_wire_send(int fd, const char *line)
     return true;
 }
 
-char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c,
-                      const lf_wire_layout *l, void *shm)
+char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c, const lf_wire_layout *l,
+                      void *shm)
 {
     json_t *cj = json_pack("{s:s, s:s, s:I}", "loss", lf_loss_name(c->loss), "reduction", c->reduction_name,
                            "ignore_index", (json_int_t)c->ignore_index);
     /* JSON has no NaN or infinity: those go as "nan", "inf", "-inf", as in case files. */
     double ls = c->label_smoothing;
     json_object_set_new(cj, "label_smoothing",
-                        isfinite(ls) ? json_real(ls) : json_string(isnan(ls) ? "nan" : ls > 0 ? "inf" : "-inf"));
+                        isfinite(ls) ? json_real(ls)
+                                     : json_string(isnan(ls) ? "nan"
+                                                   : ls > 0  ? "inf"
+                                                             : "-inf"));
     size_t at = 0;
     for (int i = 0; i < LF_CASE_TENSORS; i++) {
         const lf_tensor *t = lf_case_tensor_const(c, i);
@@ -94,8 +99,8 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
         for (int d = 0; d < t->ndim; d++) json_array_append_new(shape, json_integer(t->shape[d]));
         size_t bytes = (size_t)t->numel * lf_dtype_size(t->dtype);
         if (bytes) memcpy((char *)shm + at, t->data, bytes);
-        json_t *tj = json_pack("{s:s, s:o, s:I}", "dtype", lf_dtype_name(t->dtype), "shape", shape, "at",
-                               (json_int_t)at);
+        json_t *tj =
+            json_pack("{s:s, s:o, s:I}", "dtype", lf_dtype_name(t->dtype), "shape", shape, "at", (json_int_t)at);
         if (t->strided) { /* the values go as they are; the worker lays them out */
             json_t *strides = json_array();
             for (int d = 0; d < t->ndim; d++) json_array_append_new(strides, json_integer(t->strides[d]));
@@ -119,8 +124,8 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
     json_t *pj = json_array();
     for (int i = 0; i < n_paths; i++) json_array_append_new(pj, json_string(lf_wire_path_name(paths[i])));
     json_t *req = json_pack("{s:I, s:o, s:I, s:I, s:I, s:o}", "id", (json_int_t)id, "paths", pj, "shm_size",
-                            (json_int_t)l->shm_size, "out_at", (json_int_t)l->out_at, "out_cap",
-                            (json_int_t)l->out_cap, "case", cj);
+                            (json_int_t)l->shm_size, "out_at", (json_int_t)l->out_at, "out_cap", (json_int_t)l->out_cap,
+                            "case", cj);
     return dump_line(req);
 }
 
@@ -136,7 +141,9 @@ static bool read_tensor(json_t *tj, lf_tensor *t, const void *shm, size_t shm_si
     json_t *shape = json_object_get(tj, "shape");
     json_int_t at = json_integer_value(json_object_get(tj, "at"));
     if (!json_is_array(shape) || json_array_size(shape) > LF_MAX_DIMS ||
-        !lf_dtype_parse(json_string_value(json_object_get(tj, "dtype")) ? json_string_value(json_object_get(tj, "dtype")) : "", &t->dtype))
+        !lf_dtype_parse(
+            json_string_value(json_object_get(tj, "dtype")) ? json_string_value(json_object_get(tj, "dtype")) : "",
+            &t->dtype))
         return fail(err, errlen, "a tensor without a valid dtype or shape");
     t->present = true;
     t->ndim = (int)json_array_size(shape);
@@ -155,7 +162,8 @@ static bool read_tensor(json_t *tj, lf_tensor *t, const void *shm, size_t shm_si
     json_t *sj = json_object_get(tj, "strides");
     if (!sj) return true;
     int64_t strides[LF_MAX_DIMS];
-    if (!json_is_array(sj) || (int)json_array_size(sj) != t->ndim) return fail(err, errlen, "strides that do not fit the shape");
+    if (!json_is_array(sj) || (int)json_array_size(sj) != t->ndim)
+        return fail(err, errlen, "strides that do not fit the shape");
     for (int d = 0; d < t->ndim; d++) strides[d] = json_integer_value(json_array_get(sj, (size_t)d));
     return lf_layout_set(t, strides, json_integer_value(json_object_get(tj, "offset")), err, errlen);
 }
@@ -216,7 +224,10 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
         const char *name = json_string_value(json_array_get(pj, i));
         int p = 0;
         while (p < LF_WIRE_PATH_COUNT && (!name || strcmp(name, path_names[p]))) p++;
-        if (p == LF_WIRE_PATH_COUNT) { fail(err, errlen, "an unknown path"); goto out; }
+        if (p == LF_WIRE_PATH_COUNT) {
+            fail(err, errlen, "an unknown path");
+            goto out;
+        }
         info->paths[info->n_paths++] = (lf_wire_path)p;
     }
     const char *loss = json_string_value(json_object_get(cj, "loss"));
@@ -265,7 +276,8 @@ static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, 
         if (g->state == LF_GRAD_NONE) continue;
         json_t *gj;
         if (g->state == LF_GRAD_OK && g->n > l->out_cap - at) {
-            gj = json_pack("{s:s, s:s}", "state", "error", "message", "the gradient has more values than the shared memory holds");
+            gj = json_pack("{s:s, s:s}", "state", "error", "message",
+                           "the gradient has more values than the shared memory holds");
         } else if (g->state == LF_GRAD_OK) {
             if (g->n) memcpy(area + at, g->values, (size_t)g->n * sizeof(double));
             at += g->n;
@@ -275,8 +287,10 @@ static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, 
         }
         json_object_set_new(grads, lf_grad_part_names[p], gj);
     }
-    if (json_object_size(grads)) json_object_set_new(o, "grads", grads);
-    else json_decref(grads);
+    if (json_object_size(grads))
+        json_object_set_new(o, "grads", grads);
+    else
+        json_decref(grads);
 }
 
 char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm)
@@ -300,8 +314,8 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
             json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
             json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
         }
-        if (!too_large && x->kind == LF_OUTCOME_OK) write_grads(o, x, l, (double *)shm + l->out_at / sizeof(double) +
-                                                                      (size_t)i * (size_t)l->out_cap);
+        if (!too_large && x->kind == LF_OUTCOME_OK)
+            write_grads(o, x, l, (double *)shm + l->out_at / sizeof(double) + (size_t)i * (size_t)l->out_cap);
         if (!too_large && x->index >= 0) { /* an assert's element, or the guard's first offending one */
             json_object_set_new(o, "index", json_integer(x->index));
             json_object_set_new(o, "value", json_integer(x->value));
@@ -412,8 +426,8 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     return read_reference(json_object_get(o, "reference"), r, values + used, cap - used, err, errlen);
 }
 
-bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,
-                          const void *shm, char *dead, size_t deadlen, char *err, size_t errlen)
+bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l, const void *shm,
+                          char *dead, size_t deadlen, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *ans = json_loads(line, 0, &je), *results = json_object_get(ans, "results");

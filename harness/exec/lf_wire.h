@@ -78,13 +78,16 @@ const char *lf_wire_path_name(lf_wire_path p);
 /* Bytes of shared memory a case needs: its tensors, then out_cap float64
  * values for each of the n_paths results (a kernel's gradients included,
  * and on a bfloat16/float16 call PyTorch's result that its worker adds). */
-typedef struct { size_t shm_size, out_at; int64_t out_cap; } lf_wire_layout;
+typedef struct {
+    size_t shm_size, out_at;
+    int64_t out_cap;
+} lf_wire_layout;
 void lf_wire_layout_of(const lf_case *c, const lf_wire_path *paths, int n_paths, lf_wire_layout *l);
 
 /* The request line (malloc'd, ends in "\n"); copies the tensors into shm,
  * which has l->shm_size bytes. */
-char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c,
-                      const lf_wire_layout *l, void *shm);
+char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c, const lf_wire_layout *l,
+                      void *shm);
 /* A request read back by a worker: the case borrows its tensors from the
  * shared memory, which is mapped (again) when the request's shm_size differs. */
 typedef struct {
@@ -93,7 +96,11 @@ typedef struct {
     int n_paths;
     lf_wire_layout layout;
 } lf_wire_request_info;
-typedef struct { int fd; void *base; size_t size; } lf_wire_shm;
+typedef struct {
+    int fd;
+    void *base;
+    size_t size;
+} lf_wire_shm;
 bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case *c, lf_wire_shm *shm, char *err,
                            size_t errlen);
 
@@ -104,7 +111,7 @@ bool lf_wire_send(int fd, const char *line);
 
 /* Reads an answer into r[0..n); false when it is not one (err says why). A
  * "dead" answer returns true with *dead set to its text (static buffer of the caller). */
-bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l,
-                          const void *shm, char *dead, size_t deadlen, char *err, size_t errlen);
+bool lf_wire_parse_answer(const char *line, uint64_t id, lf_result *r, int n, const lf_wire_layout *l, const void *shm,
+                          char *dead, size_t deadlen, char *err, size_t errlen);
 
 #endif

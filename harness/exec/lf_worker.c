@@ -31,7 +31,10 @@ static void send_dead(uint64_t id, const char *why)
 
 /* Requests, a line at a time, read without stdio so a short spin can catch
  * the next one before sleeping (as the executor does, lf_exec_proc.c). */
-typedef struct { char *buf; size_t len, cap, taken; } lf_line_reader;
+typedef struct {
+    char *buf;
+    size_t len, cap, taken;
+} lf_line_reader;
 
 static char *next_request(lf_line_reader *r)
 {
@@ -55,7 +58,10 @@ static char *next_request(lf_line_reader *r)
             r->cap = r->cap ? r->cap * 2 : 65536;
         }
         ssize_t n = read(LF_FD_REQUESTS, r->buf + r->len, r->cap - r->len - 1);
-        if (n > 0) { r->len += (size_t)n; continue; }
+        if (n > 0) {
+            r->len += (size_t)n;
+            continue;
+        }
         if (n == 0 || (errno != EAGAIN && errno != EINTR)) return NULL;
         if (lf_now_ms() < spin_until) continue;
         struct pollfd f = {LF_FD_REQUESTS, POLLIN, 0};
@@ -75,12 +81,11 @@ static bool inject_fault(const lf_case *c, uint64_t id)
     if (!enabled) return false;
     switch (c->ignore_index) {
     case FAULT_SEGV: raise(SIGSEGV); return true;
-    case FAULT_HANG: for (;;) pause();
+    case FAULT_HANG:
+        for (;;) pause();
     case FAULT_EXIT: exit(1);
     case FAULT_GARBLE: return lf_wire_send(LF_FD_ANSWERS, "{\"not\": \"an answer\"\n");
-    case FAULT_DEAD:
-        send_dead(id, "an illegal memory access was encountered");
-        exit(3);
+    case FAULT_DEAD: send_dead(id, "an illegal memory access was encountered"); exit(3);
     default: return false;
     }
 }
@@ -90,9 +95,13 @@ static void run_path(lf_wire_path path, const lf_case *c, const lf_backend *be, 
 {
     if (kernel && path == LF_WIRE_KERNEL)
         lf_kernel_lib_run(kernel, c, kernel->table->device == kDLCUDA ? be : lf_fence_backend(), r);
-    else if (!kernel && path == LF_WIRE_REFERENCE) lf_reference_run(c, be, r);
-    else if (!kernel && path == LF_WIRE_GUARD) lf_guard_run(c, be, r);
-    else lf_result_error(r, "unsupported_path", "RuntimeError", "this worker runs the %s", kernel ? "kernel path" : "reference and guard paths");
+    else if (!kernel && path == LF_WIRE_REFERENCE)
+        lf_reference_run(c, be, r);
+    else if (!kernel && path == LF_WIRE_GUARD)
+        lf_guard_run(c, be, r);
+    else
+        lf_result_error(r, "unsupported_path", "RuntimeError", "this worker runs the %s",
+                        kernel ? "kernel path" : "reference and guard paths");
 }
 
 /* The hello line (malloc'd): the paths served, the device, a kernel's claims. */
@@ -100,8 +109,10 @@ static char *hello_line(const char *device, const lf_kernel_lib *kernel)
 {
     json_t *h = json_pack("{s:s, s:i, s:[s], s:s}", "hello", "lossfuzz-worker", "protocol", LF_WIRE_PROTOCOL, "paths",
                           kernel ? "kernel" : "reference", "device", device);
-    if (kernel) json_object_set_new(h, "kernel", lf_kernel_claims_json(&kernel->claims));
-    else json_array_append_new(json_object_get(h, "paths"), json_string("guard"));
+    if (kernel)
+        json_object_set_new(h, "kernel", lf_kernel_claims_json(&kernel->claims));
+    else
+        json_array_append_new(json_object_get(h, "paths"), json_string("guard"));
     char *text = json_dumps(h, JSON_COMPACT), *line = text ? malloc(strlen(text) + 2) : NULL;
     if (line) sprintf(line, "%s\n", text);
     free(text);
@@ -157,8 +168,14 @@ int lf_worker_main(const lf_backend *be, const char *device, const lf_kernel_lib
         }
         for (int i = 0; i < info.n_paths; i++) lf_result_free(&r[i]);
         lf_case_free(&c);
-        if (broken) { rc = 3; break; }
-        if (!sent) { rc = 2; break; }
+        if (broken) {
+            rc = 3;
+            break;
+        }
+        if (!sent) {
+            rc = 2;
+            break;
+        }
     }
     free(in.buf);
     return rc;

@@ -38,16 +38,21 @@ static bool reject_target_rank(const lf_case *c, int want_ndim, lf_result *r)
     lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
     lf_format_shape(is, sizeof is, in->shape, in->ndim);
     if (tg->ndim == want_ndim + 1 && tg->shape[tg->ndim - 1] == 1)
-        return reject(r, "target_shape", "extra_channel_dim", "the mask has a trailing channel dimension of size 1: use target.squeeze(-1)",
+        return reject(r, "target_shape", "extra_channel_dim",
+                      "the mask has a trailing channel dimension of size 1: use target.squeeze(-1)",
                       "target of shape %s has one dimension too many for input of shape %s", ts, is);
     if (tg->ndim == want_ndim + 1 && tg->ndim >= 2 && tg->shape[1] == 1)
-        return reject(r, "target_shape", "extra_channel_dim", "the mask has a channel dimension of size 1: use target.squeeze(1)",
+        return reject(r, "target_shape", "extra_channel_dim",
+                      "the mask has a channel dimension of size 1: use target.squeeze(1)",
                       "target of shape %s has one dimension too many for input of shape %s", ts, is);
     if (tg->ndim == in->ndim && in->ndim >= 2 && tg->shape[1] == in->shape[1])
-        return reject(r, "target_shape", "one_hot_target", "the target looks one-hot encoded: pass class indices (target.argmax(dim=1))",
+        return reject(r, "target_shape", "one_hot_target",
+                      "the target looks one-hot encoded: pass class indices (target.argmax(dim=1))",
                       "target of shape %s has a class dimension; class-index targets have shape [N, d1, ...]", ts);
-    return reject(r, "target_shape", NULL, NULL, "target of shape %s does not match input of shape %s: "
-                  "expected [N] for [N, C], [N, d1, ...] for [N, C, d1, ...], or [] for [C]", ts, is);
+    return reject(r, "target_shape", NULL, NULL,
+                  "target of shape %s does not match input of shape %s: "
+                  "expected [N] for [N, C], [N, d1, ...] for [N, C, d1, ...], or [] for [C]",
+                  ts, is);
 }
 
 static bool reject_target_dtype(const lf_case *c, bool *needs_data, lf_result *r)
@@ -76,9 +81,10 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
         return reject(r, "batch_size_mismatch", NULL, NULL, "input has batch size %lld but target has %lld",
                       (long long)in->shape[0], (long long)tg->shape[0]);
     bool shape_ok = in->ndim == 1 ? tg->ndim == 0 || (tg->ndim == 1 && tg->shape[0] == 1)
-                  : tg->ndim == want_ndim && !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
-    bool weight_ok = !w->present || ((spatial || LF_MUTANT_IS(WEIGHT_NUMEL_ONLY)) ? w->numel == C
-                                                                                   : (w->ndim == 1 && w->numel == C));
+                                  : tg->ndim == want_ndim &&
+                                        !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
+    bool weight_ok =
+        !w->present || ((spatial || LF_MUTANT_IS(WEIGHT_NUMEL_ONLY)) ? w->numel == C : (w->ndim == 1 && w->numel == C));
     bool unchecked = lf_class_dtype_checks_skipped(c);
     bool dtype_ok = tg->dtype == LF_I64 || (tg->dtype == LF_U8 && !spatial) || unchecked;
     /* nll_loss checks the target's rank, its dtype, then its size and the weight; nll_loss2d
@@ -103,8 +109,8 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     }
     if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
     if (w->present && w->dtype != in->dtype && !unchecked)
-        return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)", "weight dtype %s differs from input dtype %s",
-                      lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
+        return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)",
+                      "weight dtype %s differs from input dtype %s", lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
     lf_problem_init(c, p, LF_CLASS_TARGETS);
     lf_problem_layout(in, p);
     /* which kernel reads the labels decides how: nll_loss2d's mean/sum narrows them to int32 */
@@ -121,7 +127,8 @@ static bool check_prob(const lf_case *c, lf_problem *p, lf_result *r, bool *need
         *needs_data = true;
         return reject(r, "prob_target_dtype", NULL, NULL,
                       "target has the input's shape, so it is read as class probabilities, which must be "
-                      "floating point; got %s", lf_dtype_name(tg->dtype));
+                      "floating point; got %s",
+                      lf_dtype_name(tg->dtype));
     }
     if (c->ignore_index >= 0)
         return reject(r, "prob_ignore_index", NULL, "leave ignore_index at its default (-100) with probability targets",
@@ -151,7 +158,8 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     if (!lf_same_shape(in, tg)) {
         bool indices = in->ndim == 2 && tg->ndim == 1 && !lf_dtype_is_float(tg->dtype);
         return reject(r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
-                      indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()" : NULL,
+                      indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()"
+                              : NULL,
                       "target of shape %s must have the input's shape %s", ts, is);
     }
     if (!lf_dtype_is_float(tg->dtype))
@@ -178,7 +186,8 @@ bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_resul
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
         return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
                       "label smoothing views the weight along the class dim, so its %lld elements must lie "
-                      "along its first dim; got shape %s", (long long)w->numel, ws);
+                      "along its first dim; got shape %s",
+                      (long long)w->numel, ws);
     }
     /* gather checks its index only when some target is kept */
     if (c->reduction != LF_REDUCTION_MEAN || !lf_any_target_kept(c)) return true;
@@ -187,20 +196,24 @@ bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_resul
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
         return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
                       "label smoothing with class weights and reduction='mean' gathers the weights by target, "
-                      "which needs a 1-D weight; got shape %s", ws);
+                      "which needs a 1-D weight; got shape %s",
+                      ws);
     }
     if (c->target.dtype == LF_I64) return true;
     return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
                   "label smoothing with class weights and reduction='mean' gathers the weights by "
-                  "target, which needs int64 targets; got %s", lf_dtype_name(c->target.dtype));
+                  "target, which needs int64 targets; got %s",
+                  lf_dtype_name(c->target.dtype));
 }
 
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
 {
     *needs_data = false;
     if (!(c->label_smoothing >= 0) && c->loss == LF_LOSS_CROSS_ENTROPY)
-        lf_guard_warn(r, "label_smoothing_ignored", "label_smoothing = %g is ignored: PyTorch applies it "
-                      "only when it is > 0", c->label_smoothing);
+        lf_guard_warn(r, "label_smoothing_ignored",
+                      "label_smoothing = %g is ignored: PyTorch applies it "
+                      "only when it is > 0",
+                      c->label_smoothing);
     memset(p, 0, sizeof *p);
     if (c->reduction == LF_REDUCTION_INVALID)
         return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",

@@ -45,8 +45,10 @@ void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_prob
     lf_case eq = *c; /* borrows c's tensors but the target */
     double weight_sum;
     if (!(p->has_weight && p->reduction == LF_RED_MEAN) || !argmax_target(c, p, &eq.target, &weight_sum)) {
-        lf_guard_warn(r, "one_hot_probabilities", "%s; the loss is the same here, but if class indices were "
-                      "meant, pass %s", why, argmax);
+        lf_guard_warn(r, "one_hot_probabilities",
+                      "%s; the loss is the same here, but if class indices were "
+                      "meant, pass %s",
+                      why, argmax);
         return;
     }
     lf_result q;
@@ -55,15 +57,17 @@ void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_prob
     if (!strcmp(q.error, "oob_write")) /* the class-index kernels of this run wrote out of bounds */
         lf_result_error(r, q.error, q.exception, "%s", q.message);
     else if (q.kind == LF_OUTCOME_OK && q.n == 1)
-        lf_guard_warn(r, "one_hot_probabilities", "%s: with weight and reduction='mean' its mean divides by "
+        lf_guard_warn(r, "one_hot_probabilities",
+                      "%s: with weight and reduction='mean' its mean divides by "
                       "the %lld targets, not by the sum of the target classes' weights (%.6g), so class "
-                      "indices (%s) would give %.6g", why, (long long)(p->N * p->S), weight_sum, argmax,
-                      q.values[0]);
+                      "indices (%s) would give %.6g",
+                      why, (long long)(p->N * p->S), weight_sum, argmax, q.values[0]);
     else
-        lf_guard_warn(r, "one_hot_probabilities", "%s: with weight and reduction='mean' its mean divides by "
+        lf_guard_warn(r, "one_hot_probabilities",
+                      "%s: with weight and reduction='mean' its mean divides by "
                       "the %lld targets, not by the sum of the target classes' weights (%.6g); class indices "
-                      "(%s) would be rejected as they are: %s", why, (long long)(p->N * p->S), weight_sum,
-                      argmax, q.message);
+                      "(%s) would be rejected as they are: %s",
+                      why, (long long)(p->N * p->S), weight_sum, argmax, q.message);
     lf_result_free(&q);
     lf_tensor_free(&eq.target);
 }

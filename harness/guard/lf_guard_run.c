@@ -89,9 +89,10 @@ static bool judge_stats(const lf_case *c, const lf_backend *be, const lf_problem
         lf_result_init(&after);
         after.kind = LF_OUTCOME_OK;
         if ((r->kind != LF_OUTCOME_HOST_ERROR || truncated) && !lf_guard_check_after_labels(c, p, &after)) *r = after;
-    }
-    else if (lf_guard_all_one_hot(p, st)) lf_guard_warn_one_hot(c, be, p, r);
-    else lf_guard_warn_probs(p, st, r);
+    } else if (lf_guard_all_one_hot(p, st))
+        lf_guard_warn_one_hot(c, be, p, r);
+    else
+        lf_guard_warn_probs(p, st, r);
     return r->kind != LF_OUTCOME_HOST_ERROR;
 }
 

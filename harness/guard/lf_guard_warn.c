@@ -19,14 +19,16 @@ void lf_guard_warn(lf_result *r, const char *id, const char *fmt, ...)
 void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r)
 {
     if (st->n_rows_multi_hot > 0)
-        lf_guard_warn(r, "multi_label_targets", "%lld target rows have several 1s: multi-label targets "
+        lf_guard_warn(r, "multi_label_targets",
+                      "%lld target rows have several 1s: multi-label targets "
                       "belong to binary_cross_entropy_with_logits, not cross_entropy",
                       (long long)st->n_rows_multi_hot);
     else if (st->n_rows_off_sum > 0)
-        lf_guard_warn(r, "soft_targets_not_normalized", "%lld of %lld probability rows do not sum to 1 "
+        lf_guard_warn(r, "soft_targets_not_normalized",
+                      "%lld of %lld probability rows do not sum to 1 "
                       "(first: row %lld); PyTorch accepts them, but soft targets (CutMix/Mixup) should be "
-                      "normalized", (long long)st->n_rows_off_sum, (long long)(p->N * p->S),
-                      (long long)st->first_row_off_sum);
+                      "normalized",
+                      (long long)st->n_rows_off_sum, (long long)(p->N * p->S), (long long)st->first_row_off_sum);
     else if (st->n_negative_prob > 0)
         lf_guard_warn(r, "negative_probabilities", "%lld target probabilities are negative",
                       (long long)st->n_negative_prob);

@@ -41,7 +41,8 @@ static void drop(lf_tensor *t)
 void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c)
 {
     unsigned loss = lf_kernel_loss_bit(c);
-    if (loss == LOSSFUZZ_NLL && !(k->losses & loss) && (k->losses & LOSSFUZZ_CROSS_ENTROPY)) c->loss = LF_LOSS_CROSS_ENTROPY;
+    if (loss == LOSSFUZZ_NLL && !(k->losses & loss) && (k->losses & LOSSFUZZ_CROSS_ENTROPY))
+        c->loss = LF_LOSS_CROSS_ENTROPY;
     if (loss == LOSSFUZZ_CROSS_ENTROPY && !(k->losses & loss) && (k->losses & LOSSFUZZ_NLL)) c->loss = LF_LOSS_NLL;
     lf_dtype was = c->input.dtype, to;
     if (!(k->input_dtypes & lf_kernel_dtype_bit(was)) && first_claimed(k->input_dtypes, true, &to)) {

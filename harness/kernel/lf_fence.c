@@ -13,7 +13,10 @@
 
 /* Live allocations: a buffer's mapping, found by the pointer handed out. */
 #define SLOTS 64
-static struct { char *user, *map; size_t len; } slots[SLOTS];
+static struct {
+    char *user, *map;
+    size_t len;
+} slots[SLOTS];
 
 static size_t page_size(void)
 {
@@ -58,8 +61,12 @@ static int fence_copy(void *dst, const void *src, size_t bytes)
 }
 
 static const lf_backend fence_backend = {
-    .name = "cpu", .alloc = fence_alloc, .release = fence_release, .to_device = fence_copy,
-    .to_host = fence_copy, .fenced = true,
+    .name = "cpu",
+    .alloc = fence_alloc,
+    .release = fence_release,
+    .to_device = fence_copy,
+    .to_host = fence_copy,
+    .fenced = true,
 };
 
 const lf_backend *lf_fence_backend(void) { return &fence_backend; }

@@ -13,7 +13,7 @@ static const struct {
     unsigned bit, prob_bit;
     const char *name, *prob_name;
 } loss_claims[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, ...)                                  \
+#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, ...)                                 \
     [LF_LOSS_##ID] = {CLAIM, CLAIM_PROB, NAME, NAME "_prob"},
 #include "lf_losses.def"
 #undef LF_LOSS
@@ -37,8 +37,8 @@ static unsigned all_loss_bits(void)
 static const char *const dtype_names[] = {"float32", "float64", "float16", "bfloat16",
                                           "int64",   "int32",   "uint8",   "bool"};
 static const char *const reduction_names[] = {"none", "mean", "sum"};
-static const char *const feature_names[] = {"weight", "ignore_index", "label_smoothing", "pos_weight",
-                                            "contiguous_only", "linear_bias"};
+static const char *const feature_names[] = {"weight",     "ignore_index",    "label_smoothing",
+                                            "pos_weight", "contiguous_only", "linear_bias"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 unsigned lf_kernel_dtype_bit(lf_dtype t)
@@ -62,8 +62,8 @@ void lf_kernel_claims_all(lf_kernel_claims *k)
     k->losses = all_loss_bits();
     k->input_dtypes = k->target_dtypes = (1u << COUNT(dtype_names)) - 1;
     k->reductions = (1u << COUNT(reduction_names)) - 1;
-    k->features = LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT |
-                  LOSSFUZZ_LINEAR_BIAS;
+    k->features =
+        LOSSFUZZ_WEIGHT | LOSSFUZZ_IGNORE_INDEX | LOSSFUZZ_LABEL_SMOOTHING | LOSSFUZZ_POS_WEIGHT | LOSSFUZZ_LINEAR_BIAS;
     k->max_spatial_dims = LF_MAX_DIMS - 2;
     k->backward = true;
 }
@@ -94,25 +94,28 @@ static json_t *names_of(unsigned bits, const char *const *names, size_t n)
 json_t *lf_kernel_claims_json(const lf_kernel_claims *k)
 {
     return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:I}", "name", k->name, "device", k->device,
-                     "guarded", k->guarded, "losses", names_of(k->losses, loss_names(), LOSS_BITS),
-                     "input_dtypes", names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)),
-                     "target_dtypes", names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)),
-                     "reductions", names_of(k->reductions, reduction_names, COUNT(reduction_names)),
-                     "features", names_of(k->features, feature_names, COUNT(feature_names)),
-                     "max_spatial_dims", k->max_spatial_dims, "backward", k->backward, "max_numel",
-                     (json_int_t)k->max_numel);
+                     "guarded", k->guarded, "losses", names_of(k->losses, loss_names(), LOSS_BITS), "input_dtypes",
+                     names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)), "target_dtypes",
+                     names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)), "reductions",
+                     names_of(k->reductions, reduction_names, COUNT(reduction_names)), "features",
+                     names_of(k->features, feature_names, COUNT(feature_names)), "max_spatial_dims",
+                     k->max_spatial_dims, "backward", k->backward, "max_numel", (json_int_t)k->max_numel);
 }
 
 /* A list of names into bits; false with err for an unknown name or a non-list. */
-static bool bits_of(const json_t *o, const char *key, const char *const *names, size_t n, unsigned *bits,
-                    char *err, size_t errlen)
+static bool bits_of(const json_t *o, const char *key, const char *const *names, size_t n, unsigned *bits, char *err,
+                    size_t errlen)
 {
     const json_t *a = json_object_get(o, key), *v;
     size_t i;
     if (!a) return true; /* not said: the default stands */
-    if (!json_is_array(a)) { snprintf(err, errlen, "kernel claims: \"%s\" must be a list of names", key); return false; }
+    if (!json_is_array(a)) {
+        snprintf(err, errlen, "kernel claims: \"%s\" must be a list of names", key);
+        return false;
+    }
     *bits = 0;
-    json_array_foreach(a, i, v) {
+    json_array_foreach(a, i, v)
+    {
         size_t b = 0;
         while (b < n && !(json_is_string(v) && names[b] && !strcmp(json_string_value(v), names[b]))) b++;
         if (b == n) {
@@ -162,7 +165,8 @@ static bool deviations_of(const json_t *o, lf_kernel_deviations *d, char *err, s
         snprintf(err, errlen, "kernel claims: \"accept\" must map finding signatures (or their start) to reasons");
         return false;
     }
-    json_object_foreach((json_t *)accept, prefix, reason) {
+    json_object_foreach((json_t *)accept, prefix, reason)
+    {
         if (!json_is_string(reason) || !json_string_length(reason) || d->n_accepted == LF_MAX_ACCEPTED) {
             snprintf(err, errlen, "kernel claims: \"accept\" takes at most %d signatures, each with a reason",
                      LF_MAX_ACCEPTED);
@@ -177,7 +181,10 @@ static bool deviations_of(const json_t *o, lf_kernel_deviations *d, char *err, s
 bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, size_t errlen)
 {
     lf_kernel_claims_all(k); /* what a Python callable does not say, it takes */
-    if (!json_is_object(o)) { snprintf(err, errlen, "kernel claims: not an object"); return false; }
+    if (!json_is_object(o)) {
+        snprintf(err, errlen, "kernel claims: not an object");
+        return false;
+    }
     const char *name = json_string_value(json_object_get(o, "name"));
     const char *device = json_string_value(json_object_get(o, "device"));
     snprintf(k->name, sizeof k->name, "%s", name ? name : "(unnamed)");

@@ -17,21 +17,23 @@
 #define LF_MAX_ACCEPTED 16
 typedef struct {
     int64_t min_batch, min_classes; /* no empty tensors: calls with fewer rows or classes */
-    bool grad_in_place;   /* d input written into the input when it requires grad */
-    bool float32_result;  /* a float32 result for bfloat16 or float16 input */
-    bool labels_unchecked; /* labels left unchecked: numbers for out-of-range labels */
-    int n_accepted;       /* signatures accepted with a reason ("accept": {"PREFIX": "REASON"}) */
-    struct { char prefix[96], reason[160]; } accepted[LF_MAX_ACCEPTED];
+    bool grad_in_place;             /* d input written into the input when it requires grad */
+    bool float32_result;            /* a float32 result for bfloat16 or float16 input */
+    bool labels_unchecked;          /* labels left unchecked: numbers for out-of-range labels */
+    int n_accepted;                 /* signatures accepted with a reason ("accept": {"PREFIX": "REASON"}) */
+    struct {
+        char prefix[96], reason[160];
+    } accepted[LF_MAX_ACCEPTED];
 } lf_kernel_deviations;
 
 typedef struct {
     char name[128];
-    char device[16];      /* "cpu" or "cuda" */
+    char device[16]; /* "cpu" or "cuda" */
     bool guarded;
     unsigned losses, input_dtypes, target_dtypes, reductions, features; /* kernel.h's bits */
     int max_spatial_dims;
-    bool backward;        /* d input is checked too (a Python callable's autograd; a C kernel's backward) */
-    int64_t max_numel;    /* the largest input it is sent (0: no limit): Triton's interpreter is slow */
+    bool backward;     /* d input is checked too (a Python callable's autograd; a C kernel's backward) */
+    int64_t max_numel; /* the largest input it is sent (0: no limit): Triton's interpreter is slow */
     lf_kernel_deviations deviations;
 } lf_kernel_claims;
 

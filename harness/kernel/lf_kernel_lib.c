@@ -30,7 +30,8 @@ bool lf_kernel_lib_open(const char *path, lf_kernel_lib *k, char *err, size_t er
     } else if (k->table->abi != LOSSFUZZ_KERNEL_ABI) {
         snprintf(err, errlen,
                  "kernel library %s was built against kernel ABI %u; this lossfuzz speaks ABI %u: rebuild it with "
-                 "this lossfuzz's include/lossfuzz/kernel.h", path, k->table->abi, LOSSFUZZ_KERNEL_ABI);
+                 "this lossfuzz's include/lossfuzz/kernel.h",
+                 path, k->table->abi, LOSSFUZZ_KERNEL_ABI);
     } else if (!k->table->forward || !k->table->losses) {
         snprintf(err, errlen, "kernel library %s: its table has no forward function or claims no loss", path);
     } else if (k->table->device != kDLCPU && k->table->device != kDLCUDA) {
@@ -74,7 +75,12 @@ static void view_of(const lf_tensor *src, void *data, DLDevice dev, dl_view *v)
     memset(v, 0, sizeof *v);
     memcpy(v->shape, src->shape, sizeof src->shape);
     lf_layout_strides(src, v->strides);
-    v->t = (DLTensor){data, dev, src->ndim, dl_dtype(src->dtype), v->shape, v->strides,
+    v->t = (DLTensor){data,
+                      dev,
+                      src->ndim,
+                      dl_dtype(src->dtype),
+                      v->shape,
+                      v->strides,
                       (uint64_t)(src->strided ? src->offset : 0) * lf_dtype_size(src->dtype)};
 }
 
@@ -194,7 +200,8 @@ static void run_backward(const lossfuzz_kernel *t, const lf_case *c, const lf_ba
                      rc == LOSSFUZZ_REJECTED ? " (rejected)" : "", err);
             continue;
         }
-        if (mem->to_host(grad[p].data, dev[p], bytes) || !(g->values = malloc(sizeof(double) * ((size_t)grad[p].numel + 1)))) {
+        if (mem->to_host(grad[p].data, dev[p], bytes) ||
+            !(g->values = malloc(sizeof(double) * ((size_t)grad[p].numel + 1)))) {
             lf_result_error(r, "backend_error", "RuntimeError", "cannot read the kernel's gradient back");
             goto out;
         }
@@ -242,16 +249,32 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
             dl[i] = g[i].dev ? &v[i].t : NULL;
         }
         view_of(&out, o, dev, &vout);
-        lossfuzz_call call = {lf_kernel_loss_bit(c), (int)c->reduction, c->ignore_index, c->label_smoothing,
-                              dl[LF_T_INPUT], dl[LF_T_TARGET], dl[LF_T_WEIGHT], dl[LF_T_POS_WEIGHT], &vout.t, NULL,
-                              NULL, NULL, dl[LF_T_LINEAR_WEIGHT], dl[LF_T_LINEAR_BIAS], NULL, NULL};
+        lossfuzz_call call = {lf_kernel_loss_bit(c),
+                              (int)c->reduction,
+                              c->ignore_index,
+                              c->label_smoothing,
+                              dl[LF_T_INPUT],
+                              dl[LF_T_TARGET],
+                              dl[LF_T_WEIGHT],
+                              dl[LF_T_POS_WEIGHT],
+                              &vout.t,
+                              NULL,
+                              NULL,
+                              NULL,
+                              dl[LF_T_LINEAR_WEIGHT],
+                              dl[LF_T_LINEAR_BIAS],
+                              NULL,
+                              NULL};
         lf_fence_watch(&l);
         int rc = t->forward(&call, err, sizeof err);
         lf_fence_watch(NULL);
         err[sizeof err - 1] = 0;
-        if (rc == LOSSFUZZ_OK) collect(mem, &l, &out, o, r);
-        else if (rc == LOSSFUZZ_REJECTED) lf_result_error(r, "kernel_rejected", "RuntimeError", "%s", err);
-        else lf_result_error(r, "kernel_failed", "RuntimeError", "forward returned %d: %s", rc, err);
+        if (rc == LOSSFUZZ_OK)
+            collect(mem, &l, &out, o, r);
+        else if (rc == LOSSFUZZ_REJECTED)
+            lf_result_error(r, "kernel_rejected", "RuntimeError", "%s", err);
+        else
+            lf_result_error(r, "kernel_failed", "RuntimeError", "forward returned %d: %s", rc, err);
         if (rc != LOSSFUZZ_OK) lf_canary_check(&l, r); /* a write out of bounds outranks the answer */
         if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, LF_CASE_TENSORS, "in forward", r);
         /* Backward when asked for: a call with a tensor that requires grad. */

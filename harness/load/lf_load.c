@@ -55,7 +55,10 @@ static bool target_of_path(const char *path, lf_target *t)
         size_t n = strlen(name);
         if (input == LF_TARGET_RAW) continue; /* a loader's crash file is a dump: read by its name */
         for (const char *at = strstr(path, name); at; at = strstr(at + 1, name))
-            if ((at == path || at[-1] == '/') && (at[n] == '/' || at[n] == '-')) { *t = input; return true; }
+            if ((at == path || at[-1] == '/') && (at[n] == '/' || at[n] == '-')) {
+                *t = input;
+                return true;
+            }
     }
     return false;
 }
@@ -65,7 +68,10 @@ static bool load_npy_dir(const char *path, lf_loaded *l, lf_case *c, char *err, 
 {
     DIR *dir = opendir(path);
     char file[4096], why[300];
-    if (!dir) { snprintf(err, errlen, "cannot open the directory"); return false; }
+    if (!dir) {
+        snprintf(err, errlen, "cannot open the directory");
+        return false;
+    }
     l->kind = LF_INPUT_DUMP;
     for (struct dirent *e; (e = readdir(dir));) {
         size_t n = strlen(e->d_name);
@@ -88,7 +94,10 @@ static bool load_npy_dir(const char *path, lf_loaded *l, lf_case *c, char *err, 
         l->dump.n++;
     }
     closedir(dir);
-    if (l->dump.n == 0) { snprintf(err, errlen, "no .npy files in this directory"); return false; }
+    if (l->dump.n == 0) {
+        snprintf(err, errlen, "no .npy files in this directory");
+        return false;
+    }
     return lf_dump_to_case(&l->dump, c, err, errlen);
 }
 
@@ -109,8 +118,10 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
     char names[256]; /* for the messages about crash files */
     if (target == LF_TARGET_RAW) {
         lf_fuzz_target_list(names, sizeof names, true);
-        snprintf(err, errlen, "--target: crash files of %s can be read; a loader target's crash file is itself the "
-                 "dump (pass it by its name)", names);
+        snprintf(err, errlen,
+                 "--target: crash files of %s can be read; a loader target's crash file is itself the "
+                 "dump (pass it by its name)",
+                 names);
         return false;
     }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return load_npy_dir(path, l, c, err, errlen);
@@ -132,14 +143,17 @@ bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char 
             return false;
         }
         if (seen == LF_FORMAT_NONE) {
-            snprintf(err, errlen, "not a file lossfuzz reads: a JSON case, .npz, .safetensors, a directory of "
+            snprintf(err, errlen,
+                     "not a file lossfuzz reads: a JSON case, .npz, .safetensors, a directory of "
                      ".npy files, or a fuzzer's crash file with --target");
             return false;
         }
         named = seen;
     } else if (seen != named) {
-        if (seen) snprintf(err, errlen, "named like a %s, but it is a %s", lf_format_name(named), lf_format_name(seen));
-        else snprintf(err, errlen, "not a %s: it does not start with %s", lf_format_name(named), lf_format_start(named));
+        if (seen)
+            snprintf(err, errlen, "named like a %s, but it is a %s", lf_format_name(named), lf_format_name(seen));
+        else
+            snprintf(err, errlen, "not a %s: it does not start with %s", lf_format_name(named), lf_format_start(named));
         return false;
     }
     if (named == LF_FORMAT_JSON) {
@@ -169,9 +183,15 @@ static void append(char ***list, int *n, char *path)
 bool lf_load_expand(const char *arg, char ***list, int *n, char *err, size_t errlen)
 {
     struct stat st;
-    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { append(list, n, strdup(arg)); return true; }
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        append(list, n, strdup(arg));
+        return true;
+    }
     DIR *d = opendir(arg);
-    if (!d) { snprintf(err, errlen, "cannot read the directory"); return false; }
+    if (!d) {
+        snprintf(err, errlen, "cannot read the directory");
+        return false;
+    }
     int first = *n, arrays = 0;
     size_t dir_len = strlen(arg);
     while (dir_len > 1 && arg[dir_len - 1] == '/') dir_len--;
@@ -186,12 +206,18 @@ bool lf_load_expand(const char *arg, char ***list, int *n, char *err, size_t err
     if (*n > first && arrays) { /* which was meant is not ours to guess */
         for (int i = first; i < *n; i++) free((*list)[i]);
         *n = first;
-        snprintf(err, errlen, "holds both .json cases and .npy arrays: put the arrays of a dump in a directory of their own");
+        snprintf(err, errlen,
+                 "holds both .json cases and .npy arrays: put the arrays of a dump in a directory of their own");
         return false;
     }
-    if (*n > first) qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
-    else if (arrays) append(list, n, strdup(arg));
-    else { snprintf(err, errlen, "no .json case files and no .npy arrays in this directory"); return false; }
+    if (*n > first)
+        qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
+    else if (arrays)
+        append(list, n, strdup(arg));
+    else {
+        snprintf(err, errlen, "no .json case files and no .npy arrays in this directory");
+        return false;
+    }
     return true;
 }
 

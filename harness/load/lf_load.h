@@ -17,7 +17,7 @@ typedef enum { LF_INPUT_JSON, LF_INPUT_DUMP, LF_INPUT_CRASH } lf_input_kind;
 /* What backs a loaded case: dump tensors borrow the mappings. */
 typedef struct {
     lf_input_kind kind;
-    lf_target crash_target;        /* for LF_INPUT_CRASH: whose byte format */
+    lf_target crash_target; /* for LF_INPUT_CRASH: whose byte format */
     lf_mapped maps[LF_DUMP_MAX_ARRAYS];
     int n_maps;
     lf_dump dump;

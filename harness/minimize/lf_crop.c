@@ -43,13 +43,18 @@ bool lf_crop_keeping(const lf_case *c, const lf_backend *be, const char *signatu
 {
     for (int step = 0; step < 3; step++) {
         if (step == 2 && c->input.numel + c->target.numel > WHOLE_BATCH_LIMIT) break;
-        if (!make_crop(c, step, focus, out)) { snprintf(err, errlen, "out of memory"); return false; }
+        if (!make_crop(c, step, focus, out)) {
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
         lf_signature(out, be, sig, siglen);
         if (!strcmp(sig, signature) || lf_signature_is_finding(sig)) return true;
         lf_case_free(out);
     }
-    snprintf(err, errlen, "no crop of the batch keeps its diagnosis %s (a crop gives %s), and the batch has more "
-             "than %lld elements to minimize whole", signature, sig, (long long)WHOLE_BATCH_LIMIT);
+    snprintf(err, errlen,
+             "no crop of the batch keeps its diagnosis %s (a crop gives %s), and the batch has more "
+             "than %lld elements to minimize whole",
+             signature, sig, (long long)WHOLE_BATCH_LIMIT);
     return false;
 }
 
@@ -70,7 +75,8 @@ bool lf_minimize_crop(lf_case *crop, const char *sig, const lf_result *spec, con
                       const lf_minimize_opts *limits, lf_minimize_stats *st, char *err, size_t errlen)
 {
     if (!lf_signature_is_finding(sig) && spec->kind == LF_OUTCOME_OK) {
-        snprintf(err, errlen, "PyTorch accepts this batch and every path agrees on it: nothing to keep as a regression");
+        snprintf(err, errlen,
+                 "PyTorch accepts this batch and every path agrees on it: nothing to keep as a regression");
         return false;
     }
     lf_minimize_opts opts = {0};

@@ -93,16 +93,22 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
 static int follower_dim(const lf_case *c, int which, int d)
 {
     const lf_tensor *in = &c->input, *t = lf_case_tensor_const(c, which);
-    bool same_shape = !lf_loss_has_classes(c->loss) ||
-                      (in->ndim == c->target.ndim && !memcmp(in->shape, c->target.shape, sizeof(int64_t) * (size_t)in->ndim));
+    bool same_shape =
+        !lf_loss_has_classes(c->loss) ||
+        (in->ndim == c->target.ndim && !memcmp(in->shape, c->target.shape, sizeof(int64_t) * (size_t)in->ndim));
     bool linear = lf_loss_of(c->loss)->fused_linear;
     int class_dim = in->ndim == 1 ? 0 : 1, k = -1;
     if (!t->present) return -1;
-    if (which == LF_T_INPUT) k = d;
-    else if (which == LF_T_TARGET) k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
-    else if (linear) k = which == LF_T_LINEAR_WEIGHT && d == class_dim ? 1 : -1;
-    else if (!lf_loss_has_classes(c->loss)) k = d - (in->ndim - t->ndim); /* trailing broadcast */
-    else k = d == class_dim && t->ndim == 1 ? 0 : -1;
+    if (which == LF_T_INPUT)
+        k = d;
+    else if (which == LF_T_TARGET)
+        k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
+    else if (linear)
+        k = which == LF_T_LINEAR_WEIGHT && d == class_dim ? 1 : -1;
+    else if (!lf_loss_has_classes(c->loss))
+        k = d - (in->ndim - t->ndim); /* trailing broadcast */
+    else
+        k = d == class_dim && t->ndim == 1 ? 0 : -1;
     return k >= 0 && k < t->ndim && t->shape[k] == in->shape[d] ? k : -1;
 }
 
@@ -123,8 +129,8 @@ static void shift_labels(const lf_case *c, int64_t lo, int64_t hi, lf_case *out)
 static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
 {
     bool class_targets = lf_loss_has_classes(c->loss) && !lf_loss_of(c->loss)->fused_linear &&
-                         follower_dim(c, LF_T_TARGET, d) < 0 &&
-                         d == (c->input.ndim == 1 ? 0 : 1) && !lf_dtype_is_float(c->target.dtype);
+                         follower_dim(c, LF_T_TARGET, d) < 0 && d == (c->input.ndim == 1 ? 0 : 1) &&
+                         !lf_dtype_is_float(c->target.dtype);
     if (class_targets) shift_labels(c, lo, hi, out);
 }
 
@@ -140,7 +146,10 @@ static bool cut_vocabulary(const lf_case *c, int64_t lo, int64_t hi, lf_case *ou
         const lf_tensor *orig = lf_case_tensor_const(c, vocabulary[k]);
         lf_tensor next;
         if (!orig->present || orig->ndim < 1 || orig->shape[0] != V) continue;
-        if (!lf_tensor_remove_range(orig, 0, lo, hi, &next)) { lf_case_free(out); return false; }
+        if (!lf_tensor_remove_range(orig, 0, lo, hi, &next)) {
+            lf_case_free(out);
+            return false;
+        }
         lf_tensor_free(lf_case_tensor(out, vocabulary[k]));
         *lf_case_tensor(out, vocabulary[k]) = next;
     }
@@ -158,7 +167,10 @@ static bool cut(const lf_case *c, int d, bool drop, int64_t lo, int64_t hi, lf_c
         if (dim < 0) continue;
         lf_tensor next;
         bool ok = drop ? lf_tensor_drop_dim(orig, dim, &next) : lf_tensor_remove_range(orig, dim, lo, hi, &next);
-        if (!ok) { lf_case_free(out); return false; }
+        if (!ok) {
+            lf_case_free(out);
+            return false;
+        }
         lf_tensor_free(lf_case_tensor(out, k));
         *lf_case_tensor(out, k) = next;
     }
@@ -230,8 +242,8 @@ static bool shrink_shapes(ctx *x, lf_case *c)
             }
     }
     /* a fused linear's vocabulary, the user's classes kept as shrink_shapes keeps them */
-    for (int64_t k = c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] / 2 : 0; k >= 1 && !x->keep_layout &&
-         !stopped(x); k /= 2)
+    for (int64_t k = c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] / 2 : 0;
+         k >= 1 && !x->keep_layout && !stopped(x); k /= 2)
         for (int64_t hi = c->linear_weight.shape[0]; hi > 0 && !stopped(x);) {
             int64_t lo = hi > k ? hi - k : 0;
             if (cut_vocabulary(c, lo, hi, &cand) && try_candidate(x, c, &cand)) changed = true;
@@ -248,12 +260,32 @@ static bool simplify_options(ctx *x, lf_case *c)
         if (!lf_case_copy(c, &cand)) return changed;
         bool differs = true;
         switch (k) {
-        case 5: differs = cand.input.strided; cand.input.strided = false; break; /* contiguous memory */
-        case 6: differs = cand.target.strided; cand.target.strided = false; break;
-        case 0: differs = cand.weight.present; lf_tensor_free(&cand.weight); break;
-        case 1: differs = cand.pos_weight.present; lf_tensor_free(&cand.pos_weight); break;
-        case 2: differs = cand.has_ignore_index; cand.has_ignore_index = false; cand.ignore_index = -100; break;
-        case 3: differs = cand.has_label_smoothing; cand.has_label_smoothing = false; cand.label_smoothing = 0; break;
+        case 5:
+            differs = cand.input.strided;
+            cand.input.strided = false;
+            break; /* contiguous memory */
+        case 6:
+            differs = cand.target.strided;
+            cand.target.strided = false;
+            break;
+        case 0:
+            differs = cand.weight.present;
+            lf_tensor_free(&cand.weight);
+            break;
+        case 1:
+            differs = cand.pos_weight.present;
+            lf_tensor_free(&cand.pos_weight);
+            break;
+        case 2:
+            differs = cand.has_ignore_index;
+            cand.has_ignore_index = false;
+            cand.ignore_index = -100;
+            break;
+        case 3:
+            differs = cand.has_label_smoothing;
+            cand.has_label_smoothing = false;
+            cand.label_smoothing = 0;
+            break;
         default:
             differs = cand.has_reduction;
             cand.has_reduction = false;
@@ -288,7 +320,10 @@ static bool simplify_dtypes(ctx *x, lf_case *c)
                 *lf_case_tensor(&cand, with[j]) = cast;
             }
         }
-        if (!ok) { lf_case_free(&cand); continue; }
+        if (!ok) {
+            lf_case_free(&cand);
+            continue;
+        }
         if (try_candidate(x, c, &cand)) changed = true;
     }
     return changed;
@@ -342,7 +377,8 @@ bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts,
     ctx x = {be, stats->signature, stats->hint, opts && opts->keep_layout, lf_now_ms(), opts, stats};
     lf_signature_hint(c, be, own, sizeof own, stats->hint, sizeof stats->hint);
     snprintf(stats->signature, sizeof stats->signature, "%s", opts && opts->keep ? opts->keep : own);
-    if (strcmp(own, stats->signature)) x.hint = NULL; /* kept for another case's signature: its hint is not this one's */
+    if (strcmp(own, stats->signature))
+        x.hint = NULL; /* kept for another case's signature: its hint is not this one's */
     stats->elements = c->input.numel + c->target.numel;
     for (int pass = 0; pass < 10000; pass++) {
         bool changed = simplify_options(&x, c);

@@ -10,13 +10,14 @@
 #include "lf_oracle.h"
 
 typedef struct {
-    char signature[LF_SIGNATURE_MAX];   /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range/void_255" */
-    char hint[32];         /* the guard's hint id, kept too ("": none); part of an outcome's signature already */
-    int steps;             /* accepted simplifications */
-    int tries;             /* oracle runs */
-    int64_t elements;      /* input + target elements of the case now */
+    char signature
+        [LF_SIGNATURE_MAX]; /* "guard-miss/label_out_of_range", or "device_assert/label_out_of_range/void_255" */
+    char hint[32];          /* the guard's hint id, kept too ("": none); part of an outcome's signature already */
+    int steps;              /* accepted simplifications */
+    int tries;              /* oracle runs */
+    int64_t elements;       /* input + target elements of the case now */
     double elapsed_ms;
-    bool cut_short;        /* stopped at max_ms: the smallest case so far, not a fixpoint */
+    bool cut_short; /* stopped at max_ms: the smallest case so far, not a fixpoint */
 } lf_minimize_stats;
 
 /* The case's signature (what minimization keeps), run in a child process. */
@@ -29,12 +30,12 @@ void lf_signature_of(const lf_result *spec, const lf_result *guard, char *out, s
 bool lf_signature_is_finding(const char *sig);
 
 typedef struct {
-    const char *keep;      /* the signature to keep; NULL: the case's own */
-    bool keep_class;       /* keep only its finding class: the call's traits may go (a campaign's
+    const char *keep; /* the signature to keep; NULL: the case's own */
+    bool keep_class;  /* keep only its finding class: the call's traits may go (a campaign's
                             * canonical signature is the minimized case's: lf_finding_signature) */
-    bool keep_layout;      /* a user's repro: keep the rank (so the kernel), the classes, and
+    bool keep_layout; /* a user's repro: keep the rank (so the kernel), the classes, and
                             * one slice of every dim; only rows and positions go */
-    double max_ms;         /* stop trying after this long (0: no bound), keeping the smallest case so far */
+    double max_ms;    /* stop trying after this long (0: no bound), keeping the smallest case so far */
     void (*progress)(void *arg, const lf_minimize_stats *st); /* after every try */
     void *progress_arg;
 } lf_minimize_opts;

@@ -38,8 +38,10 @@ static void probe_in_process(const lf_case *c, const lf_backend *be, char *out, 
     probe.expect_hint[0] = 0;
     probe.expect_value = NULL;
     lf_oracle_check(&probe, be, &v);
-    if (v.finding) snprintf(out, len, "%s", v.signature);
-    else lf_signature_of(&v.spec, &v.guard, out, len);
+    if (v.finding)
+        snprintf(out, len, "%s", v.signature);
+    else
+        lf_signature_of(&v.spec, &v.guard, out, len);
     snprintf(hint, hintlen, "%s", v.guard.hint_id);
     lf_verdict_free(&v);
 }
@@ -54,11 +56,22 @@ void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t
     int fds[2];
     char buf[LF_SIGNATURE_MAX + 64];
     hint[0] = 0;
-    if (be->exec || be->torch || be->kernel) { probe_in_process(c, be, out, len, hint, hintlen); return; }
+    if (be->exec || be->torch || be->kernel) {
+        probe_in_process(c, be, out, len, hint, hintlen);
+        return;
+    }
     fflush(NULL);
-    if (pipe(fds) != 0) { probe_in_process(c, be, out, len, hint, hintlen); return; }
+    if (pipe(fds) != 0) {
+        probe_in_process(c, be, out, len, hint, hintlen);
+        return;
+    }
     pid_t pid = fork();
-    if (pid < 0) { close(fds[0]); close(fds[1]); probe_in_process(c, be, out, len, hint, hintlen); return; }
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        probe_in_process(c, be, out, len, hint, hintlen);
+        return;
+    }
     if (pid == 0) {
         char sig[LF_SIGNATURE_MAX], h[64];
         close(fds[0]);
@@ -78,8 +91,10 @@ void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (got == 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (WIFSIGNALED(status)) snprintf(out, len, "crash/signal-%d", WTERMSIG(status));
-        else snprintf(out, len, "crash/exit-%d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        if (WIFSIGNALED(status))
+            snprintf(out, len, "crash/signal-%d", WTERMSIG(status));
+        else
+            snprintf(out, len, "crash/exit-%d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return;
     }
     snprintf(out, len, "%s", buf);

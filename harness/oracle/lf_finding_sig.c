@@ -13,18 +13,21 @@
 #include "lf_oracle.h"
 
 enum {
-    T_EMPTY = 1 << 0,     /* no targets, or no classes */
-    T_DTYPE = 1 << 1,     /* the input's dtype, the target's where it is not the usual */
-    T_LAYOUT = 1 << 2,    /* a strided input or target */
-    T_RANK = 1 << 3,      /* spatial or 1-D input */
+    T_EMPTY = 1 << 0,  /* no targets, or no classes */
+    T_DTYPE = 1 << 1,  /* the input's dtype, the target's where it is not the usual */
+    T_LAYOUT = 1 << 2, /* a strided input or target */
+    T_RANK = 1 << 3,   /* spatial or 1-D input */
     T_REDUCTION = 1 << 4,
-    T_OPTIONS = 1 << 5,   /* weight, pos_weight, label smoothing, ignored targets */
-    T_UPSTREAM = 1 << 6,  /* the upstream gradient's kind, a frozen input */
-    T_LOSS = 1 << 7,      /* which loss of a kernel that takes several */
+    T_OPTIONS = 1 << 5,  /* weight, pos_weight, label smoothing, ignored targets */
+    T_UPSTREAM = 1 << 6, /* the upstream gradient's kind, a frozen input */
+    T_LOSS = 1 << 7,     /* which loss of a kernel that takes several */
 };
 
 /* The classes that get traits, and which: one table. */
-static const struct { const char *prefix; unsigned traits; } split[] = {
+static const struct {
+    const char *prefix;
+    unsigned traits;
+} split[] = {
     {"false-alarm/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS},
     {"value-mismatch/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS},
     {"grad-", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_UPSTREAM | T_LOSS},
@@ -62,7 +65,11 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
     if ((want & T_LAYOUT) && (in->strided || tg->strided)) add(out, len, at, "strided");
     if ((want & T_RANK) && in->ndim > 2) add(out, len, at, "spatial");
     if ((want & T_RANK) && in->ndim == 1) add(out, len, at, "1-D");
-    if (want & T_REDUCTION) add(out, len, at, c->reduction == LF_REDUCTION_NONE ? "none" : c->reduction == LF_REDUCTION_SUM ? "sum" : "mean");
+    if (want & T_REDUCTION)
+        add(out, len, at,
+            c->reduction == LF_REDUCTION_NONE  ? "none"
+            : c->reduction == LF_REDUCTION_SUM ? "sum"
+                                               : "mean");
     if ((want & T_OPTIONS) && c->weight.present) add(out, len, at, "weight");
     if ((want & T_OPTIONS) && c->pos_weight.present) add(out, len, at, "pos_weight");
     if ((want & T_OPTIONS) && c->label_smoothing > 0) add(out, len, at, "smoothing");
@@ -92,4 +99,7 @@ void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t l
 
 /* Without the dtype and the layout: which of them a bug needs, the minimizer
  * finds out (it simplifies them where the finding stays). */
-void lf_finding_key(const lf_case *c, const char *cls, char *out, size_t len) { signature(c, cls, T_DTYPE | T_LAYOUT, out, len); }
+void lf_finding_key(const lf_case *c, const char *cls, char *out, size_t len)
+{
+    signature(c, cls, T_DTYPE | T_LAYOUT, out, len);
+}

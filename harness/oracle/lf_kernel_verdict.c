@@ -29,7 +29,8 @@ void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_g
     if (k->state != LF_GRAD_OK || g->kind != LF_OUTCOME_OK) return;
     if (k->n != g->n) {
         snprintf(cls, sizeof cls, "grad-shape-mismatch/%s", path);
-        lf_found(v, cls, "the %s's gradient has %lld values, the %s %lld", name, (long long)k->n, name, (long long)g->n);
+        lf_found(v, cls, "the %s's gradient has %lld values, the %s %lld", name, (long long)k->n, name,
+                 (long long)g->n);
         return;
     }
     if (k->dtype != g->out_dtype) {
@@ -56,14 +57,16 @@ static void judge_backward(const lf_case *c, const lf_kernel_deviations *d, lf_v
     if (d->grad_in_place && c->backward.input_requires_grad && !strncmp(k->changed, "input ", 6))
         lf_accept(v, "input-modified/kernel", "grad_in_place: the kernel writes d input into the input");
     else if (k->changed[0]) {
-        lf_found(v, "input-modified/kernel", "the kernel changed its %s; PyTorch leaves every tensor it is given as it was",
-                 k->changed);
+        lf_found(v, "input-modified/kernel",
+                 "the kernel changed its %s; PyTorch leaves every tensor it is given as it was", k->changed);
         return;
     }
     for (int p = 0; p < LF_GRAD_PARTS; p++) lf_judge_grad(c, v, "kernel", &v->kernel.grad[p], (lf_grad_part)p);
     if (k->through_softmax[0])
-        lf_found(v, "upstream-grad-mismatch/kernel", "called on softmax(input), which softmax saved for its "
-                 "backward: %s", k->through_softmax);
+        lf_found(v, "upstream-grad-mismatch/kernel",
+                 "called on softmax(input), which softmax saved for its "
+                 "backward: %s",
+                 k->through_softmax);
 }
 
 /* A bfloat16 or float16 call: the spec's tolerance covers any correct
@@ -87,7 +90,8 @@ static void judge_low_precision(const lf_case *c, lf_verdict *v)
             continue;
         double terms = fmax(isfinite(sc) ? sc : 0, fabs(sp)), allowed = fmax(unit * terms, 4 * fabs(ref - sp)) + 1e-6;
         if (fabs(got - sp) <= allowed) continue;
-        lf_found(v, "value-mismatch/kernel", "kernel value[%lld] = %.9g, spec %.9g: off by %.3g where PyTorch's own %s "
+        lf_found(v, "value-mismatch/kernel",
+                 "kernel value[%lld] = %.9g, spec %.9g: off by %.3g where PyTorch's own %s "
                  "result is off by %.3g (allowed: %.3g, 4 times PyTorch's error or a unit of %s on the terms)",
                  (long long)i, got, sp, fabs(got - sp), lf_dtype_name(t), fabs(ref - sp), allowed, lf_dtype_name(t));
         return;
@@ -133,7 +137,8 @@ static void judge_valid(const lf_case *c, const lf_kernel_deviations *d, lf_verd
 static bool rejection_class_matches(const lf_result *s, const lf_result *k)
 {
     if (strcmp(k->error, "kernel_rejected") && strcmp(k->error, "kernel_failed")) return !strcmp(k->error, s->error);
-    if (s->kind == LF_OUTCOME_DEVICE_ASSERT) return !strcmp(k->exception, "IndexError") || !strcmp(k->exception, "RuntimeError");
+    if (s->kind == LF_OUTCOME_DEVICE_ASSERT)
+        return !strcmp(k->exception, "IndexError") || !strcmp(k->exception, "RuntimeError");
     return !strcmp(k->exception, s->exception);
 }
 
@@ -146,11 +151,15 @@ static void judge_rejected(bool guarded, bool python, lf_verdict *v)
     if (k->kind == LF_OUTCOME_OK) {
         snprintf(cls, sizeof cls, "%s/%s", guarded ? "kernel-miss" : "kernel-silent", s->error);
         lf_found(v, cls, "PyTorch: %s; the kernel returned %s", s->message,
-                 k->scalar ? "a number" : k->n == 1 ? "1 value" : "values");
+                 k->scalar   ? "a number"
+                 : k->n == 1 ? "1 value"
+                             : "values");
     } else if (k->kind == LF_OUTCOME_DEVICE_ASSERT && (guarded || s->kind != LF_OUTCOME_DEVICE_ASSERT)) {
         snprintf(cls, sizeof cls, "kernel-assert/%s", s->error);
-        lf_found(v, cls, "%s: %s", guarded ? "a guarded kernel asserted instead of rejecting the call"
-                                           : "the kernel asserted where PyTorch raises on the host", k->message);
+        lf_found(v, cls, "%s: %s",
+                 guarded ? "a guarded kernel asserted instead of rejecting the call"
+                         : "the kernel asserted where PyTorch raises on the host",
+                 k->message);
     } else if (guarded && python && k->kind == LF_OUTCOME_HOST_ERROR && !rejection_class_matches(s, k)) {
         lf_found(v, "diagnosis-mismatch/kernel", "PyTorch: %s %s (%s); the guarded kernel: %s %s", s->exception,
                  s->message, s->error, k->exception, k->message);
@@ -175,7 +184,9 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
     }
     static const lf_kernel_deviations none;
     const lf_kernel_deviations *d = claims ? &claims->deviations : &none;
-    if (s->kind == LF_OUTCOME_OK) judge_valid(c, d, v);
-    else judge_rejected(guarded, python, v);
+    if (s->kind == LF_OUTCOME_OK)
+        judge_valid(c, d, v);
+    else
+        judge_rejected(guarded, python, v);
     lf_judge_deviations(c, claims, v);
 }

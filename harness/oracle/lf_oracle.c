@@ -44,7 +44,7 @@ int64_t lf_first_far(const double *want, const double *scales, const double *got
 void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...)
 {
     va_list ap;
-    if (v->finding) return; /* the first violated property names the finding */
+    if (v->finding) return;         /* the first violated property names the finding */
     if (lf_finding_find(cls) < 0) { /* a class the list (lf_findings.def) lacks: the code is wrong, not the case */
         fprintf(stderr, "lossfuzz: finding class %s is not in harness/oracle/lf_findings.def\n", cls);
         abort();
@@ -77,7 +77,7 @@ static void expect_values(const lf_case *c, lf_verdict *v)
     const lf_result *s = &v->spec;
     if (c->n_expect_value != s->n) {
         lf_found(v, "expect-mismatch/value", "the case expects %lld values, the spec gives %lld",
-              (long long)c->n_expect_value, (long long)s->n);
+                 (long long)c->n_expect_value, (long long)s->n);
         return;
     }
     int64_t i = lf_first_far(c->expect_value, s->scales, s->values, s->n, s->tol_dtype);
@@ -122,7 +122,7 @@ static void compare_diagnosis(lf_verdict *v)
         lf_found(v, cls, "PyTorch: %s (%s); the guard rejected it as %s: %s", want, s->message, g->error, g->message);
     else if (s->index >= 0 && (g->index != s->index || g->value != s->value))
         lf_found(v, cls, "the first offending target is target[%lld] = %lld; the guard names target[%lld] = %lld",
-              (long long)s->index, (long long)s->value, (long long)g->index, (long long)g->value);
+                 (long long)s->index, (long long)s->value, (long long)g->index, (long long)g->value);
 }
 
 /* A built-in path asked for backward: its d input, there and as the spec's. */
@@ -164,7 +164,7 @@ static void judge(const lf_case *c, lf_verdict *v)
     if (s->silent[0] && strcmp(g->error, s->silent)) {
         snprintf(cls, sizeof cls, "guard-miss/%s", s->silent);
         lf_found(v, cls, "PyTorch silently miscomputes this call (%s at target[%lld] = %lld); the guard %s", s->silent,
-              (long long)s->index, (long long)s->value, g->kind == LF_OUTCOME_OK ? "accepted it" : g->error);
+                 (long long)s->index, (long long)s->value, g->kind == LF_OUTCOME_OK ? "accepted it" : g->error);
     } else if (s->silent[0]) {
         v->guarded_silent = true;
     } else if (!pytorch_rejects && g->kind != LF_OUTCOME_OK) {
@@ -176,9 +176,9 @@ static void judge(const lf_case *c, lf_verdict *v)
         lf_found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, rs->message);
     } else if (rs->kind == LF_OUTCOME_DEVICE_ASSERT && !same_assert(ref, rs)) {
         lf_found(v, "reference-mismatch/assert-site",
-              "reference asserted in %s (`%s`) at target[%lld], spec in %s (`%s`) at target[%lld]",
-              lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
-              lf_kernel_name(rs->kernel_id), lf_cond_text(rs->cond_id), (long long)rs->index);
+                 "reference asserted in %s (`%s`) at target[%lld], spec in %s (`%s`) at target[%lld]",
+                 lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
+                 lf_kernel_name(rs->kernel_id), lf_cond_text(rs->cond_id), (long long)rs->index);
     }
     compare_diagnosis(v);
     if (rs->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) lf_compare_values(v, "reference", ref);
@@ -186,8 +186,7 @@ static void judge(const lf_case *c, lf_verdict *v)
     /* backward: each path that computed the loss gives d input */
     if (v->backward_asked && rs->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK)
         judge_builtin_grad(c, v, "reference", ref);
-    if (v->backward_asked && s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK)
-        judge_builtin_grad(c, v, "guard", g);
+    if (v->backward_asked && s->kind == LF_OUTCOME_OK && g->kind == LF_OUTCOME_OK) judge_builtin_grad(c, v, "guard", g);
 }
 
 /* A case's recorded expectations (its outcome, error, the guard's hint, PyTorch's numbers) against the spec. */
@@ -200,11 +199,12 @@ static void judge_expect(const lf_case *c, lf_verdict *v)
         lf_found(v, cls, "the case expects %s, the spec says %s", lf_outcome_name(c->expect), lf_outcome_name(s->kind));
     } else if (c->expect_error[0] && strcmp(c->expect_error, s->error)) {
         snprintf(cls, sizeof cls, "expect-mismatch/%s", c->expect_error);
-        lf_found(v, cls, "the case expects error %s, the spec says %s", c->expect_error, s->error[0] ? s->error : "none");
+        lf_found(v, cls, "the case expects error %s, the spec says %s", c->expect_error,
+                 s->error[0] ? s->error : "none");
     } else if (c->expect_hint[0] && g->kind != LF_OUTCOME_NONE && strcmp(c->expect_hint, g->hint_id)) {
         snprintf(cls, sizeof cls, "expect-mismatch/hint-%s", c->expect_hint);
         lf_found(v, cls, "the case expects the guard's hint %s, the guard gives %s", c->expect_hint,
-              g->hint_id[0] ? g->hint_id : "none");
+                 g->hint_id[0] ? g->hint_id : "none");
     } else if (c->expect_value && s->kind == LF_OUTCOME_OK) {
         expect_values(c, v);
     }
@@ -224,22 +224,21 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
     if (t->kind != s->kind) {
         snprintf(cls, sizeof cls, "torch-mismatch/%s-vs-%s", lf_outcome_name(t->kind), lf_outcome_name(s->kind));
         lf_found(v, cls, "PyTorch: %s; spec: %s", t->kind == LF_OUTCOME_OK ? "ok" : t->message,
-              s->kind == LF_OUTCOME_OK ? "ok" : s->message);
+                 s->kind == LF_OUTCOME_OK ? "ok" : s->message);
     } else if (s->kind == LF_OUTCOME_HOST_ERROR && strcmp(t->error, s->error)) {
         snprintf(cls, sizeof cls, "torch-mismatch/error-%s", s->error);
         lf_found(v, cls, "PyTorch raised %s (%s: %s); the spec says %s", t->error, t->exception, t->message, s->error);
     } else if (s->kind == LF_OUTCOME_DEVICE_ASSERT && t->kernel_id != LF_K_NONE && !same_assert(t, s)) {
         lf_found(v, "torch-mismatch/assert-site", "PyTorch asserted in %s (`%s`), the spec in %s (`%s`)",
-              lf_kernel_name(t->kernel_id), lf_cond_text(t->cond_id), lf_kernel_name(s->kernel_id),
-              lf_cond_text(s->cond_id));
+                 lf_kernel_name(t->kernel_id), lf_cond_text(t->cond_id), lf_kernel_name(s->kernel_id),
+                 lf_cond_text(s->cond_id));
     } else if (s->kind == LF_OUTCOME_OK) {
         lf_compare_values(v, "torch", t);
     }
 }
 
 /* The kernel paths: in this process, or both in one request to a worker. */
-static void run_kernel_paths(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
-                             void *ctx)
+static void run_kernel_paths(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress, void *ctx)
 {
     if (be->exec) {
         static const lf_wire_path paths[2] = {LF_WIRE_REFERENCE, LF_WIRE_GUARD};
@@ -318,8 +317,7 @@ static void verdict_init(lf_verdict *v)
     memset(&v->backward_asked, 0, sizeof *v - offsetof(lf_verdict, backward_asked));
 }
 
-void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress,
-                              void *ctx)
+void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict *v, lf_progress_fn progress, void *ctx)
 {
     verdict_init(v);
     if (progress) progress(ctx, "spec");

@@ -56,8 +56,8 @@ typedef struct {
     /* The results first: lf_oracle_check initializes each (lf_result_init)
      * and zeroes every field from backward_asked on. */
     lf_result spec, reference, guard;
-    lf_result torch;       /* real PyTorch, when the backend has a torch worker */
-    lf_result kernel;      /* the kernel under test (harness/kernel), when the backend has one */
+    lf_result torch;                    /* real PyTorch, when the backend has a torch worker */
+    lf_result kernel;                   /* the kernel under test (harness/kernel), when the backend has one */
     lf_result spec_grad[LF_GRAD_PARTS]; /* the spec's gradients, when the kernel returned one (lf_spec_grad) */
     /* The built-in paths were asked for backward (an upstream gradient, an
      * input that requires grad): their d input is judged against spec_grad,
@@ -71,9 +71,10 @@ typedef struct {
     char torch_known[320]; /* a documented PyTorch version or device difference explains the answer of torch
                             * (or of a Python kernel, on the PyTorch it runs on) */
     bool finding;
-    bool guarded_silent;   /* a pass: the guard rejects what PyTorch silently miscomputes */
+    bool guarded_silent; /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];
-    char signature[LF_SIGNATURE_MAX];   /* the class, and what the call has where the class lumps bugs (lf_finding_sig.c) */
+    char signature
+        [LF_SIGNATURE_MAX]; /* the class, and what the call has where the class lumps bugs (lf_finding_sig.c) */
     /* A deviation the kernel's claims explain (no finding then): its
      * signature and the claims' reason; "" when none. */
     char accepted_signature[LF_SIGNATURE_MAX], accepted[256];

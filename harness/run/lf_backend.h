@@ -15,7 +15,7 @@
 
 typedef struct lf_backend {
     const char *name;
-    void *(*alloc)(size_t bytes);                 /* zeroed */
+    void *(*alloc)(size_t bytes); /* zeroed */
     void (*release)(void *p);
     int (*to_device)(void *dst, const void *src, size_t bytes);
     int (*to_host)(void *dst, const void *src, size_t bytes);
@@ -59,13 +59,13 @@ bool lf_device_call_wants_grad(const lf_case *c);
 /* Copies the case in and allocates outputs (with the upstream gradient and
  * d input where lf_device_call_wants_grad) (a log-probability scratch when
  * with_scratch). Returns false with a message on failure. */
-bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
-                         bool with_scratch, lf_device_call *call, char *err, size_t errlen);
+bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p, bool with_scratch,
+                         lf_device_call *call, char *err, size_t errlen);
 /* Reads the assert record and the output back into r (values, and d input
  * where asked, or a device assert), or error oob_write when a kernel wrote
  * outside its buffers. */
-bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p,
-                            lf_device_call *call, lf_result *r);
+bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p, lf_device_call *call,
+                            lf_result *r);
 void lf_device_call_close(const lf_backend *be, lf_device_call *call);
 
 /* A device copy of one tensor in l (for the guard's validation pass); NULL

@@ -103,8 +103,21 @@ static int sim_copy(void *dst, const void *src, size_t bytes)
 }
 
 static const lf_backend sim_backend = {
-    "sim", sim_alloc, sim_release, sim_copy, sim_copy,
-    lf_sim_reference_forward, lf_sim_guarded_validate, lf_sim_guarded_forward, lf_sim_reference_backward, NULL, NULL, NULL, NULL, false, sim_copy,
+    "sim",
+    sim_alloc,
+    sim_release,
+    sim_copy,
+    sim_copy,
+    lf_sim_reference_forward,
+    lf_sim_guarded_validate,
+    lf_sim_guarded_forward,
+    lf_sim_reference_backward,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    false,
+    sim_copy,
 };
 
 const lf_backend *lf_sim_backend(void) { return &sim_backend; }

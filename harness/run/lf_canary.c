@@ -62,8 +62,8 @@ void *lf_canary_add(lf_canary_list *l, const char *name, size_t bytes, lf_dtype 
 
 /* Appends to msg which bytes of one red zone changed, widened to whole elements
  * of the fill (a written value may share a byte with the pattern). */
-static void describe(char *msg, size_t len, const unsigned char *got, const unsigned char *want, size_t n,
-                     size_t esz, bool front, const char *name, size_t bytes)
+static void describe(char *msg, size_t len, const unsigned char *got, const unsigned char *want, size_t n, size_t esz,
+                     bool front, const char *name, size_t bytes)
 {
     size_t first = n, last = 0, used = strlen(msg);
     for (size_t i = 0; i < n; i++)
@@ -75,11 +75,15 @@ static void describe(char *msg, size_t len, const unsigned char *got, const unsi
     first -= first % esz;
     last += esz - 1 - last % esz;
     if (front)
-        snprintf(msg + used, len - used, "%sthe kernel wrote before the start of %s: front red zone bytes %zu..%zu "
-                 "changed (%zu..%zu bytes before it)", used ? "; " : "", name, first, last, G - first, G - last);
+        snprintf(msg + used, len - used,
+                 "%sthe kernel wrote before the start of %s: front red zone bytes %zu..%zu "
+                 "changed (%zu..%zu bytes before it)",
+                 used ? "; " : "", name, first, last, G - first, G - last);
     else
-        snprintf(msg + used, len - used, "%sthe kernel wrote past the end of %s: back red zone bytes %zu..%zu "
-                 "changed (%s holds %zu bytes)", used ? "; " : "", name, first, last, name, bytes);
+        snprintf(msg + used, len - used,
+                 "%sthe kernel wrote past the end of %s: back red zone bytes %zu..%zu "
+                 "changed (%s holds %zu bytes)",
+                 used ? "; " : "", name, first, last, name, bytes);
 }
 
 bool lf_canary_check(const lf_canary_list *l, lf_result *r)

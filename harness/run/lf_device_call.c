@@ -32,14 +32,15 @@ static void *upstream_copy(lf_canary_list *l, const lf_case *c, const lf_problem
     size_t es = lf_dtype_size((lf_dtype)p->out_dtype);
     char *host = malloc((size_t)c->backward.n_values * es + 1);
     if (!host) return NULL;
-    for (int64_t i = 0; i < c->backward.n_values; i++) lf_store_f64(host, (lf_dtype)p->out_dtype, i, c->backward.values[i]);
+    for (int64_t i = 0; i < c->backward.n_values; i++)
+        lf_store_f64(host, (lf_dtype)p->out_dtype, i, c->backward.values[i]);
     void *dev = lf_canary_add(l, "grad_out", (size_t)c->backward.n_values * es, (lf_dtype)p->out_dtype, host);
     free(host);
     return dev;
 }
 
-bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p,
-                         bool with_scratch, lf_device_call *call, char *err, size_t errlen)
+bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_problem *p, bool with_scratch,
+                         lf_device_call *call, char *err, size_t errlen)
 {
     bool scalar;
     lf_assert_record rec0 = {0};
@@ -63,8 +64,8 @@ bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_proble
     bool grad = lf_device_call_wants_grad(c);
     if (grad) {
         b->grad_out = upstream_copy(l, c, p);
-        b->grad_in = lf_canary_add(l, "grad_input", (size_t)c->input.numel * lf_dtype_size(c->input.dtype), c->input.dtype,
-                                   NULL);
+        b->grad_in = lf_canary_add(l, "grad_input", (size_t)c->input.numel * lf_dtype_size(c->input.dtype),
+                                   c->input.dtype, NULL);
     }
     if (!b->input || !b->target || (c->weight.present && !b->weight) || (c->pos_weight.present && !b->pos_weight) ||
         !b->out || !b->acc || !b->rec || (with_scratch && !b->scratch) || (grad && (!b->grad_out || !b->grad_in))) {
@@ -99,8 +100,8 @@ static bool read_grad(const lf_backend *be, const lf_case *c, const void *src, l
     return true;
 }
 
-bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p,
-                            lf_device_call *call, lf_result *r)
+bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_problem *p, lf_device_call *call,
+                            lf_result *r)
 {
     lf_assert_record rec;
     bool scalar;
@@ -116,8 +117,8 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
         snprintf(r->error, sizeof r->error, "label_out_of_range");
         snprintf(r->exception, sizeof r->exception, "RuntimeError");
         snprintf(r->message, sizeof r->message, "%s: Assertion `%s` failed (target[%lld] = %lld, %d thread(s))",
-                 lf_kernel_name(rec.kernel_id), lf_cond_text(rec.cond_id), (long long)rec.index,
-                 (long long)r->value, rec.fired);
+                 lf_kernel_name(rec.kernel_id), lf_cond_text(rec.cond_id), (long long)rec.index, (long long)r->value,
+                 rec.fired);
         return true;
     }
     if (!lf_result_alloc_values(r, n, false)) return false;

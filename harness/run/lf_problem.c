@@ -25,8 +25,9 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int targets)
     p->targets = targets;
     const lf_loss_info *L = lf_loss_of(c->loss);
     p->log_softmax = L->log_softmax && !L->fused_linear; /* a fused linear's input is hidden states, not logits */
-    p->reduction = c->reduction == LF_REDUCTION_NONE ? LF_RED_NONE
-                 : c->reduction == LF_REDUCTION_SUM  ? LF_RED_SUM : LF_RED_MEAN;
+    p->reduction = c->reduction == LF_REDUCTION_NONE  ? LF_RED_NONE
+                   : c->reduction == LF_REDUCTION_SUM ? LF_RED_SUM
+                                                      : LF_RED_MEAN;
     p->ignore_index = c->ignore_index;
     p->in_dtype = c->input.dtype;
     p->tgt_dtype = c->target.dtype;
@@ -38,7 +39,6 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int targets)
     p->N = p->C = p->S = 1;
     lf_problem_views(c, p);
 }
-
 
 void lf_problem_layout(const lf_tensor *in, lf_problem *p)
 {
@@ -55,10 +55,7 @@ void lf_problem_layout(const lf_tensor *in, lf_problem *p)
  * CPU/CUDA parity: test_modules.py's NLLLoss error input); nll_loss2d (4-D
  * input, and 3-D or 5-D+ after nll_loss_nd's reshape) returns for a target
  * without elements before it reads either tensor, forward and backward. */
-bool lf_class_dtype_checks_skipped(const lf_case *c)
-{
-    return c->input.ndim > 2 && c->target.numel == 0;
-}
+bool lf_class_dtype_checks_skipped(const lf_case *c) { return c->input.ndim > 2 && c->target.numel == 0; }
 
 /* cross_entropy_loss_label_smoothing adds -(input * weight).sum(class_dim) to
  * nll_loss's result: type promotion, no dtype check. A weight of another

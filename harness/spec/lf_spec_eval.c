@@ -12,7 +12,10 @@
 #include "lf_shape.h"
 #include "lf_spec.h"
 
-typedef struct { double loss, mag, smooth, smooth_mag, w, w_mag, valid, smooth_w; bool undecided; } row_terms;
+typedef struct {
+    double loss, mag, smooth, smooth_mag, w, w_mag, valid, smooth_w;
+    bool undecided;
+} row_terms;
 
 double lf_spec_weight(const lf_case *c, int64_t k)
 {
@@ -118,7 +121,9 @@ static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
     lf_dtype in = c->input.dtype, tg = c->target.dtype;
     double x = lf_load_f64(c->input.data, in, i);
     double y = lf_load_f64(c->target.data, tg, i);
-    double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
+    double pw = p->has_pos_weight
+                    ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i))
+                    : 1;
     double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
     double log_sig = lf_dtype_round(in, fmin(0.0, x) - log1p(exp(-fabs(x)))), log_weight = 1;
     bool sig_may_be_0 = fabs(log_sig) <= lf_dtype_eps(in); /* log(1 + e^-x) formed in the dtype is 0 */
@@ -178,7 +183,8 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     for (int64_t i = 0; i < rows; i++) {
         row_terms t;
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
-        if (p->targets == LF_BINARY_TARGETS) t = bce_element(c, p, i);
+        if (p->targets == LF_BINARY_TARGETS)
+            t = bce_element(c, p, i);
         else {
             double extra = lf_spec_row_log_softmax(c, p, base, lp);
             t = p->targets == LF_CLASS_TARGETS ? class_row(c, p, i, base, lp, extra) : prob_row(c, p, base, lp, extra);
@@ -191,8 +197,13 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
             continue;
         }
         sum.undecided |= t.undecided;
-        sum.loss += t.loss; sum.mag += t.mag; sum.smooth += t.smooth;
-        sum.smooth_mag += t.smooth_mag; sum.w += t.w; sum.w_mag += t.w_mag; sum.valid += t.valid;
+        sum.loss += t.loss;
+        sum.mag += t.mag;
+        sum.smooth += t.smooth;
+        sum.smooth_mag += t.smooth_mag;
+        sum.w += t.w;
+        sum.w_mag += t.w_mag;
+        sum.valid += t.valid;
         sum.smooth_w += t.smooth_w;
     }
     free(lp);
@@ -201,12 +212,17 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     bool mean = p->reduction == LF_RED_MEAN;
     /* empty: 0/0 = NaN; probabilities divide by input.numel() / C, and return
      * NaN for an input without elements (C = 0 too) */
-    if (p->targets != LF_CLASS_TARGETS) div = mean ? (p->targets == LF_PROB_TARGETS && p->C == 0 ? 0 : (double)rows) : 1;
+    if (p->targets != LF_CLASS_TARGETS)
+        div = mean ? (p->targets == LF_PROB_TARGETS && p->C == 0 ? 0 : (double)rows) : 1;
     else if (mean && p->one_d) { /* the 1-D reduce kernel: ignored gives 0, zero weight NaN */
         v = sum.valid == 0 ? 0.0 : sum.w == 0 ? NAN : sum.loss / sum.w;
         mag = sum.w == 0 ? 0 : mag / fabs(sum.w);
-    } else if (mean) div = sum.w;
-    if (div != 1) { v /= div; mag /= fabs(div); }
+    } else if (mean)
+        div = sum.w;
+    if (div != 1) {
+        v /= div;
+        mag /= fabs(div);
+    }
     if (eps > 0) {
         double sdiv = mean ? lf_dtype_round(r->out_dtype, sum.smooth_w) : 1;
         v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.smooth) / sdiv);
@@ -220,7 +236,8 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     /* ... and a mean over a total weight float holds only as a subnormal is flushed or not */
     double acc_min = c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN;
     bool subnormal_w = mean && p->targets == LF_CLASS_TARGETS && sum.w != 0 && fabs(sum.w) < acc_min;
-    if (sum.undecided || subnormal_w || (isfinite(terms) && terms > acc_max) || (isfinite(sum.w_mag) && sum.w_mag > acc_max))
+    if (sum.undecided || subnormal_w || (isfinite(terms) && terms > acc_max) ||
+        (isfinite(sum.w_mag) && sum.w_mag > acc_max))
         mag = LF_SCALE_UNDECIDED;
     put(r, 0, v, mag);
 }

@@ -115,15 +115,17 @@ static void bce_element(const grad_ctx *x, int64_t i, double up)
     const lf_case *c = x->c;
     const lf_problem *p = x->p;
     double v = lf_load_f64(c->input.data, c->input.dtype, i), y = lf_load_f64(c->target.data, c->target.dtype, i);
-    double pw = p->has_pos_weight ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i)) : 1;
+    double pw = p->has_pos_weight
+                    ? lf_load_f64(c->pos_weight.data, c->pos_weight.dtype, lf_bcast_offset(p, p->pw_stride, i))
+                    : 1;
     double w = p->has_weight ? lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i)) : 1;
     double sig = 1 / (1 + exp(-v)), t = pw * y;
     double d = p->has_pos_weight ? (t + 1 - y) * sig - t : sig - y;
     double mag = p->has_pos_weight ? (fabs(t) + 1 + fabs(y)) * sig + fabs(t) : sig + fabs(y);
     /* an infinite weight or pos_weight, or terms past the dtype's range: inf * 0
      * or inf - inf by PyTorch's order */
-    bool undecided = !isfinite(w) || !isfinite(pw) || past_range(x, fabs(t) + fabs(y)) ||
-                     past_range(x, fabs(up * w) * mag);
+    bool undecided =
+        !isfinite(w) || !isfinite(pw) || past_range(x, fabs(t) + fabs(y)) || past_range(x, fabs(up * w) * mag);
     put(x->g, i, d * up * w, undecided ? LF_SCALE_UNDECIDED : fabs(up * w) * mag);
 }
 
@@ -209,8 +211,10 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
              * skips the ignored row writes 0 for the same loss, and neither
              * answer is judged */
             for (int64_t k = 0; p.log_softmax && k < p.C; k++)
-                if (p.label_smoothing > 0 && !isfinite(x.W_mag)) put(g, base + k * p.S, NAN, 0);
-                else if (isnan(lp[k])) put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
+                if (p.label_smoothing > 0 && !isfinite(x.W_mag))
+                    put(g, base + k * p.S, NAN, 0);
+                else if (isnan(lp[k]))
+                    put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
             continue;
         }
         /* a mean over a total weight of 0, or one float holds only as a

@@ -33,15 +33,16 @@ static bool check_linear(const lf_case *c, lf_result *r)
         return false;
     }
     if (w->shape[1] != H) {
-        lf_result_error(r, "linear_shape", "RuntimeError", "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                        (long long)(h->ndim == 2 ? h->shape[0] : 1), (long long)H, (long long)w->shape[1],
-                        (long long)w->shape[0]);
+        lf_result_error(
+            r, "linear_shape", "RuntimeError", "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+            (long long)(h->ndim == 2 ? h->shape[0] : 1), (long long)H, (long long)w->shape[1], (long long)w->shape[0]);
         return false;
     }
     if (b->present && b->ndim == 1 && b->shape[0] != w->shape[0] && b->shape[0] != 1) {
-        lf_result_error(r, "linear_shape", "RuntimeError",
-                        "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
-                        (long long)w->shape[0], (long long)b->shape[b->ndim - 1], b->ndim ? 1 : 0);
+        lf_result_error(
+            r, "linear_shape", "RuntimeError",
+            "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+            (long long)w->shape[0], (long long)b->shape[b->ndim - 1], b->ndim ? 1 : 0);
         return false;
     }
     return true;
@@ -86,7 +87,8 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
         for (int64_t v = 0; v < L->V; v++) {
             double dot = 0, mag = 0, b = bias_at(c, v);
             for (int64_t k = 0; k < L->H; k++) {
-                double x = lf_load_f64(h->data, h->dtype, n * L->H + k), y = lf_load_f64(w->data, w->dtype, v * L->H + k);
+                double x = lf_load_f64(h->data, h->dtype, n * L->H + k),
+                       y = lf_load_f64(w->data, w->dtype, v * L->H + k);
                 dot += x * y;
                 mag += fabs(x * y);
             }
@@ -178,7 +180,8 @@ void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[L
         free_logits(&L);
         return;
     }
-    bool ok = start(&g[LF_GRAD_INPUT], h) && start(&g[LF_GRAD_LINEAR_WEIGHT], w) && (!b->present || start(&g[LF_GRAD_LINEAR_BIAS], b));
+    bool ok = start(&g[LF_GRAD_INPUT], h) && start(&g[LF_GRAD_LINEAR_WEIGHT], w) &&
+              (!b->present || start(&g[LF_GRAD_LINEAR_BIAS], b));
     for (int64_t n = 0; ok && n < N; n++) /* d hidden = d logits . W */
         for (int64_t k = 0; k < H; k++) {
             grad_sum s = {&g[LF_GRAD_INPUT], &dl, n * H + k, 0, 0, 0, false};

@@ -19,7 +19,8 @@ bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r)
 {
     memset(p, 0, sizeof *p);
     if (c->reduction == LF_REDUCTION_INVALID) { /* Python's _Reduction.get_enum runs first */
-        lf_result_error(r, "reduction_invalid", "ValueError", "%s is not a valid value for reduction", c->reduction_name);
+        lf_result_error(r, "reduction_invalid", "ValueError", "%s is not a valid value for reduction",
+                        c->reduction_name);
         return false;
     }
     return hooks[c->loss].plan(c, p, r);

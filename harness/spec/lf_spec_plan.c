@@ -30,8 +30,8 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
     }
     if (in->ndim != 1 && in->shape[0] != tg->shape[0]) {
         lf_result_error(r, "batch_size_mismatch", "ValueError",
-                        "Expected input batch_size (%lld) to match target batch_size (%lld).",
-                        (long long)in->shape[0], (long long)tg->shape[0]);
+                        "Expected input batch_size (%lld) to match target batch_size (%lld).", (long long)in->shape[0],
+                        (long long)tg->shape[0]);
         return false;
     }
     lf_problem_init(c, p, LF_CLASS_TARGETS);
@@ -41,7 +41,8 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
     bool unchecked = lf_class_dtype_checks_skipped(c);
     if (in->ndim <= 2) { /* nll_loss: TORCH_META_FUNC(nll_loss_forward), 2.15 order */
         if (tg->ndim > 1) {
-            lf_result_error(r, "target_shape", "RuntimeError", "0D or 1D target tensor expected, multi-target not supported");
+            lf_result_error(r, "target_shape", "RuntimeError",
+                            "0D or 1D target tensor expected, multi-target not supported");
             return false;
         }
         if (tg->dtype != LF_I64 && tg->dtype != LF_U8) {
@@ -50,22 +51,26 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
             return false;
         }
         if (in->ndim == 1 && tg->ndim == 1 && tg->shape[0] != 1) {
-            lf_result_error(r, "target_shape", "ValueError", "For 1D input, 1D target must have size 1, but got target size: %lld",
+            lf_result_error(r, "target_shape", "ValueError",
+                            "For 1D input, 1D target must have size 1, but got target size: %lld",
                             (long long)tg->shape[0]);
             return false;
         }
         if (w->present && (w->ndim != 1 || w->numel != p->C)) {
             lf_result_error(r, "weight_shape", "RuntimeError",
-                            "weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                            "weight tensor should be defined either for all %lld classes or no classes but got weight "
+                            "tensor of shape: %s",
                             (long long)p->C, wshape);
             return false;
         }
-        p->kernel_id = p->one_d ? LF_K_NLL_REDUCE_1D
-                     : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE : LF_K_NLL_REDUCE_2D;
+        p->kernel_id = p->one_d                      ? LF_K_NLL_REDUCE_1D
+                       : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE
+                                                     : LF_K_NLL_REDUCE_2D;
     } else { /* nll_loss2d, directly (4-D) or after the (N, C, 1, -1) reshape */
         if (in->ndim == 4 && tg->ndim != 3) {
             lf_result_error(r, "target_shape", "RuntimeError",
-                            "only batches of spatial targets supported (3D tensors) but got targets of dimension: %d", tg->ndim);
+                            "only batches of spatial targets supported (3D tensors) but got targets of dimension: %d",
+                            tg->ndim);
             return false;
         }
         if (in->ndim != 4 && (tg->ndim != in->ndim - 1 ||
@@ -79,7 +84,8 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
             return false;
         }
         if (w->present && w->numel != p->C) {
-            lf_result_error(r, "weight_shape", "RuntimeError", "weight tensor should be defined either for all or no classes");
+            lf_result_error(r, "weight_shape", "RuntimeError",
+                            "weight tensor should be defined either for all or no classes");
             return false;
         }
         if (in->ndim == 4 && memcmp(tg->shape + 1, in->shape + 2, 2 * sizeof(int64_t))) {
@@ -92,8 +98,9 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
         if (in->ndim != 4 && in->numel == 0 && tg->numel > 0) {
             lf_result_error(r, "target_shape", "RuntimeError",
                             "input and target batch or spatial sizes don't match: target [%lld, 1, %lld], "
-                            "input [%lld, %lld, 0, 0]", (long long)tg->shape[0],
-                            (long long)(tg->numel / tg->shape[0]), (long long)in->shape[0], (long long)in->shape[1]);
+                            "input [%lld, %lld, 0, 0]",
+                            (long long)tg->shape[0], (long long)(tg->numel / tg->shape[0]), (long long)in->shape[0],
+                            (long long)in->shape[1]);
             return false;
         }
         if (tg->dtype != LF_I64 && !unchecked) {
@@ -121,11 +128,13 @@ static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
         return false;
     }
     if (c->ignore_index >= 0) {
-        lf_result_error(r, "prob_ignore_index", "RuntimeError", "ignore_index is not supported for floating point target");
+        lf_result_error(r, "prob_ignore_index", "RuntimeError",
+                        "ignore_index is not supported for floating point target");
         return false;
     }
     if (in->ndim == 0) {
-        lf_result_error(r, "input_dim", "IndexError", "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        lf_result_error(r, "input_dim", "IndexError",
+                        "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
         return false;
     }
     lf_problem_init(c, p, LF_PROB_TARGETS);
@@ -134,12 +143,14 @@ static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
         char wshape[128];
         lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
         lf_result_error(r, "weight_shape", "RuntimeError",
-                        "cross_entropy: weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                        "cross_entropy: weight tensor should be defined either for all %lld classes or no classes but "
+                        "got weight tensor of shape: %s",
                         (long long)p->C, wshape);
         return false;
     }
     if (c->label_smoothing > 1.0) { /* checked only inside `if (label_smoothing > 0.0)` */
-        lf_result_error(r, "label_smoothing_range", "RuntimeError", "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
+        lf_result_error(r, "label_smoothing_range", "RuntimeError",
+                        "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
         return false;
     }
     p->label_smoothing = c->label_smoothing > 0.0 ? c->label_smoothing : 0; /* negative, NaN: none */
@@ -160,8 +171,9 @@ static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
         return false;
     }
     if (!is_float(tg)) {
-        lf_result_error(r, "bce_target_dtype", "RuntimeError", "result type %s can't be cast to the desired output type %s",
-                        lf_torch_type_name(in->dtype), lf_torch_type_name(tg->dtype));
+        lf_result_error(r, "bce_target_dtype", "RuntimeError",
+                        "result type %s can't be cast to the desired output type %s", lf_torch_type_name(in->dtype),
+                        lf_torch_type_name(tg->dtype));
         return false;
     }
     lf_problem_init(c, p, LF_BINARY_TARGETS);
@@ -196,11 +208,13 @@ bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r)
 {
     if (lf_same_shape(&c->input, &c->target)) return plan_prob(c, p, r);
     if (c->label_smoothing > 1.0) {
-        lf_result_error(r, "label_smoothing_range", "RuntimeError", "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
+        lf_result_error(r, "label_smoothing_range", "RuntimeError",
+                        "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
         return false;
     }
     if (c->input.ndim == 0) { /* log_softmax(input, dim=1) on a 0-D tensor */
-        lf_result_error(r, "input_dim", "IndexError", "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        lf_result_error(r, "input_dim", "IndexError",
+                        "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
         return false;
     }
     return plan_nll(c, p, r, c->label_smoothing > 0.0 ? c->label_smoothing : 0);
@@ -259,7 +273,8 @@ bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r
      * its index only when there is one: int64, and of the weight's dims. */
     if (p->reduction != LF_RED_MEAN || !lf_any_target_kept(c)) return false;
     if (w->ndim >= 2) {
-        lf_result_error(r, "weight_shape", "RuntimeError", "Index tensor must have the same number of dimensions as input tensor");
+        lf_result_error(r, "weight_shape", "RuntimeError",
+                        "Index tensor must have the same number of dimensions as input tensor");
         return true;
     }
     if (c->target.dtype == LF_I64) return false;

@@ -10,9 +10,10 @@
 #include "lf_campaign.h"
 #include "lf_test_util.h"
 
-static const char *const CASE = "{\"loss\": \"cross_entropy\","
-                                " \"input\": {\"dtype\": \"float32\", \"shape\": [2, 3], \"values\": [1, 2, 3, 4, 5, 6]},"
-                                " \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 2]}}";
+static const char *const CASE =
+    "{\"loss\": \"cross_entropy\","
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [2, 3], \"values\": [1, 2, 3, 4, 5, 6]},"
+    " \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 2]}}";
 
 static void accepted_never_hides_a_finding(void **state)
 {

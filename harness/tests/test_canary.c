@@ -20,9 +20,10 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-#define CASE(dtype, tdtype, reduction) "{\"loss\": \"cross_entropy\"," \
-    " \"input\": {\"dtype\": \"" dtype "\", \"shape\": [3, 4], \"values\": {\"init\": \"randn\", \"seed\": 7}}," \
-    " \"target\": {\"dtype\": \"" tdtype "\", \"shape\": [3], \"values\": [0, 3, 1]}," \
+#define CASE(dtype, tdtype, reduction)                                                                                 \
+    "{\"loss\": \"cross_entropy\","                                                                                    \
+    " \"input\": {\"dtype\": \"" dtype "\", \"shape\": [3, 4], \"values\": {\"init\": \"randn\", \"seed\": 7}},"       \
+    " \"target\": {\"dtype\": \"" tdtype "\", \"shape\": [3], \"values\": [0, 3, 1]},"                                 \
     " \"reduction\": \"" reduction "\"}"
 
 /* Kernels of the fake backends: the real one, then one stray access. */
@@ -168,8 +169,10 @@ static void correct_kernels_are_unchanged(void **state)
             lf_test_case(&c, cases[i]);
             for (int on = 0; on < 2; on++) {
                 lf_canary_sim(on);
-                if (guard) lf_guard_run(&c, lf_sim_backend(), &r[on]);
-                else lf_reference_run(&c, lf_sim_backend(), &r[on]);
+                if (guard)
+                    lf_guard_run(&c, lf_sim_backend(), &r[on]);
+                else
+                    lf_reference_run(&c, lf_sim_backend(), &r[on]);
                 if (r[on].kind != LF_OUTCOME_OK) fail_msg("%s: %s with canaries %d", cases[i], r[on].message, on);
             }
             assert_int_equal(r[0].n, r[1].n);

@@ -31,12 +31,12 @@ static void example_round_trips_to_the_same_text(void **state)
 static void explicit_values_round_trip_exactly(void **state)
 {
     (void)state;
-    const char *json =
-        "{\"loss\": \"binary_cross_entropy_with_logits\","
-        " \"input\": {\"dtype\": \"float16\", \"shape\": [2, 3], \"values\": [0.1, -65504, \"inf\", \"-inf\", \"nan\", 1e-07]},"
-        " \"target\": {\"dtype\": \"bfloat16\", \"shape\": [2, 3], \"values\": [0.3, 0, 1, 1, 0, 0.5]},"
-        " \"pos_weight\": {\"dtype\": \"float64\", \"shape\": [3], \"values\": [0.1, 2, 3.25]},"
-        " \"reduction\": \"sum\"}";
+    const char *json = "{\"loss\": \"binary_cross_entropy_with_logits\","
+                       " \"input\": {\"dtype\": \"float16\", \"shape\": [2, 3], \"values\": [0.1, -65504, \"inf\", "
+                       "\"-inf\", \"nan\", 1e-07]},"
+                       " \"target\": {\"dtype\": \"bfloat16\", \"shape\": [2, 3], \"values\": [0.3, 0, 1, 1, 0, 0.5]},"
+                       " \"pos_weight\": {\"dtype\": \"float64\", \"shape\": [3], \"values\": [0.1, 2, 3.25]},"
+                       " \"reduction\": \"sum\"}";
     lf_case a, b;
     lf_test_case(&a, json);
     char *once = lf_case_to_json(&a);
@@ -60,8 +60,9 @@ static void expect_error(const char *json, const char *needle)
     if (!strstr(err, needle)) fail_msg("error \"%s\" does not mention \"%s\"", err, needle);
 }
 
-#define T(shape, values) "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": " shape \
-    ", \"values\": " values "}, \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 1]}}"
+#define T(shape, values)                                                                                               \
+    "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": " shape ", \"values\": " values      \
+    "}, \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 1]}}"
 
 static void bad_files_get_clear_errors(void **state)
 {
@@ -72,17 +73,20 @@ static void bad_files_get_clear_errors(void **state)
     expect_error("{\"loss\": \"cross_entropy\", \"target\": {}}", "input: missing");
     expect_error(T("[2, 2]", "[1, 2, 3]"), "has 3 numbers, the shape needs 4");
     expect_error(T("[2, -1]", "[]"), "input.shape[1]");
-    expect_error(T("[1099511627776, 1099511627776]", "[]"), "more than");       /* overflow-proof */
+    expect_error(T("[1099511627776, 1099511627776]", "[]"), "more than"); /* overflow-proof */
     expect_error(T("[2, 2]", "{\"init\": \"cauchy\"}"), "unknown init");
     expect_error(T("[2, 2]", "[1, 2, \"x\", 4]"), "values[2]");
     expect_error("{\"loss\": \"cross_entropy\", \"ignore_idx\": 3}", "unknown key \"ignore_idx\"");
     expect_error("{\"loss\": \"nll_loss\", \"loss\": \"nll_loss\"}", "duplicate");
     expect_error("{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"int64\", \"shape\": [1], \"values\": [1]},"
-                 " \"target\": {\"dtype\": \"int64\", \"shape\": [], \"values\": [0]}}", "logits are not supported");
+                 " \"target\": {\"dtype\": \"int64\", \"shape\": [], \"values\": [0]}}",
+                 "logits are not supported");
     expect_error("{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [1], \"values\": [1]},"
-                 " \"target\": {\"dtype\": \"uint8\", \"shape\": [], \"values\": [300]}}", "does not fit uint8");
+                 " \"target\": {\"dtype\": \"uint8\", \"shape\": [], \"values\": [300]}}",
+                 "does not fit uint8");
     expect_error("{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [1], \"values\": [1]},"
-                 " \"target\": {\"dtype\": \"int64\", \"shape\": [], \"values\": [0.5]}}", "needs integers");
+                 " \"target\": {\"dtype\": \"int64\", \"shape\": [], \"values\": [0.5]}}",
+                 "needs integers");
 }
 
 static void defaults_are_pytorchs(void **state)
@@ -114,7 +118,8 @@ static void generators_are_deterministic(void **state)
     lf_case_free(&a);
 }
 
-#define LAID_OUT(layout, values) "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [2, 3]," \
+#define LAID_OUT(layout, values)                                                                                       \
+    "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [2, 3],"                             \
     " \"values\": " values ", " layout "}, \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 1]}}"
 
 /* Strides and offsets: read, written back, laid out in memory with poisoned
@@ -157,12 +162,9 @@ static void strides_round_trip_and_lay_out(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(example_round_trips_to_the_same_text),
-        cmocka_unit_test(explicit_values_round_trip_exactly),
-        cmocka_unit_test(bad_files_get_clear_errors),
-        cmocka_unit_test(defaults_are_pytorchs),
-        cmocka_unit_test(generators_are_deterministic),
-        cmocka_unit_test(strides_round_trip_and_lay_out),
+        cmocka_unit_test(example_round_trips_to_the_same_text), cmocka_unit_test(explicit_values_round_trip_exactly),
+        cmocka_unit_test(bad_files_get_clear_errors),           cmocka_unit_test(defaults_are_pytorchs),
+        cmocka_unit_test(generators_are_deterministic),         cmocka_unit_test(strides_round_trip_and_lay_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

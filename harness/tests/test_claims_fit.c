@@ -6,7 +6,8 @@
 #include "lf_kernel_claims.h"
 #include "lf_test_util.h"
 
-static const char *const NLL_CASE = "{\"loss\": \"nll_loss\", \"reduction\": \"avg\", \"ignore_index\": 2,"
+static const char *const NLL_CASE =
+    "{\"loss\": \"nll_loss\", \"reduction\": \"avg\", \"ignore_index\": 2,"
     " \"input\": {\"dtype\": \"float64\", \"shape\": [2, 3], \"values\": [-1, -2, -3, -4, -5, -6]},"
     " \"target\": {\"dtype\": \"int32\", \"shape\": [2], \"values\": [0, 2]},"
     " \"weight\": {\"dtype\": \"float64\", \"shape\": [3], \"values\": [1, 2, 3]}}";
@@ -49,8 +50,10 @@ static void a_float_label_stays_outside(void **state)
     (void)state;
     lf_case c;
     lf_kernel_claims k = narrow_claims();
-    lf_test_case(&c, "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [1, 3], \"values\": [1, 2, 3]},"
-                     " \"target\": {\"dtype\": \"float64\", \"shape\": [1], \"values\": [1.5]}, \"reduction\": \"sum\"}");
+    lf_test_case(
+        &c,
+        "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [1, 3], \"values\": [1, 2, 3]},"
+        " \"target\": {\"dtype\": \"float64\", \"shape\": [1], \"values\": [1.5]}, \"reduction\": \"sum\"}");
     lf_kernel_claims_fit(&k, &c);
     assert_int_equal(c.target.dtype, LF_F64);
     assert_non_null(lf_kernel_claims_skip(&k, &c));

@@ -89,8 +89,8 @@ static void expect_outcome(int i, const fault *f, const lf_verdict *v)
 /* A sequence through the oracle on hard-assert workers, then the counts. */
 static void run_sequence(const char *seq, double timeout_s, bool no_spare)
 {
-    lf_paths_config cfg = {.backend = "sim", .hard_asserts = true, .no_spare = no_spare, .timeout_s = timeout_s,
-                           .worker = lossfuzz};
+    lf_paths_config cfg = {
+        .backend = "sim", .hard_asserts = true, .no_spare = no_spare, .timeout_s = timeout_s, .worker = lossfuzz};
     char err[1536];
     const lf_backend *be = lf_paths_open(&cfg, err, sizeof err);
     if (!be) fail_msg("%s", err);
@@ -113,28 +113,49 @@ static void run_sequence(const char *seq, double timeout_s, bool no_spare)
         want.requests += f->requests;
     }
     const lf_exec_stats *s = lf_exec_stats_of(be->exec);
-    const struct { const char *name; int64_t got, want; } counts[] = {
-        {"requests", s->requests, want.requests}, {"worker_starts", s->worker_starts, want.worker_starts},
-        {"deaths", s->deaths, want.deaths},       {"asserts", s->asserts, want.asserts},
-        {"crashes", s->crashes, want.crashes},    {"hangs", s->hangs, want.hangs},
-        {"sticky", s->sticky, want.sticky},       {"recoveries", s->recoveries, want.deaths}};
+    const struct {
+        const char *name;
+        int64_t got, want;
+    } counts[] = {{"requests", s->requests, want.requests}, {"worker_starts", s->worker_starts, want.worker_starts},
+                  {"deaths", s->deaths, want.deaths},       {"asserts", s->asserts, want.asserts},
+                  {"crashes", s->crashes, want.crashes},    {"hangs", s->hangs, want.hangs},
+                  {"sticky", s->sticky, want.sticky},       {"recoveries", s->recoveries, want.deaths}};
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
         if (counts[k].got != counts[k].want)
             fail_msg("%s: %lld, want %lld", counts[k].name, (long long)counts[k].got, (long long)counts[k].want);
     lf_paths_close(be);
 }
 
-static void every_case_gets_its_outcome(void **state) { (void)state; run_sequence(sequence, 30, false); }
-static void without_a_spare_too(void **state) { (void)state; run_sequence(sequence, 30, true); }
-static void hangs_too(void **state) { (void)state; run_sequence(hangs, 0.4, false); }
-static void hangs_without_a_spare_too(void **state) { (void)state; run_sequence(hangs, 0.4, true); }
+static void every_case_gets_its_outcome(void **state)
+{
+    (void)state;
+    run_sequence(sequence, 30, false);
+}
+static void without_a_spare_too(void **state)
+{
+    (void)state;
+    run_sequence(sequence, 30, true);
+}
+static void hangs_too(void **state)
+{
+    (void)state;
+    run_sequence(hangs, 0.4, false);
+}
+static void hangs_without_a_spare_too(void **state)
+{
+    (void)state;
+    run_sequence(hangs, 0.4, true);
+}
 
 static void expect_start_error(const char *const *argv, double start_timeout_s, const char *needle)
 {
     lf_exec_options o = {"test worker", argv, 1, start_timeout_s, 0, true};
     char err[1024] = "";
     lf_exec *x = lf_exec_start(&o, err, sizeof err);
-    if (x) { lf_exec_stop(x); fail_msg("%s started", argv[0]); }
+    if (x) {
+        lf_exec_stop(x);
+        fail_msg("%s started", argv[0]);
+    }
     if (!strstr(err, needle)) fail_msg("%s: the error says \"%s\", not \"%s\"", argv[0], err, needle);
 }
 
@@ -153,13 +174,20 @@ static void a_worker_that_cannot_start_is_a_clear_error(void **state)
         lf_paths_config cfg = {.backend = "sim", .hard_asserts = true, .worker = workers[i]};
         char err[1536] = "";
         const lf_backend *be = lf_paths_open(&cfg, err, sizeof err);
-        if (be) { lf_paths_close(be); fail_msg("%s served as a worker", workers[i]); }
+        if (be) {
+            lf_paths_close(be);
+            fail_msg("%s served as a worker", workers[i]);
+        }
         if (!strstr(err, says[i])) fail_msg("the error says \"%s\", not \"%s\"", err, says[i]);
     }
 }
 
 /* Shared memory as a worker sees it: a memfd the request is written into. */
-typedef struct { int fd; void *base; size_t size; } test_shm;
+typedef struct {
+    int fd;
+    void *base;
+    size_t size;
+} test_shm;
 
 static void shm_open_size(test_shm *s, size_t size)
 {
@@ -295,7 +323,8 @@ static void answers_are_checked(void **state)
     assert_string_equal(err, "an ok result without a valid count or dtype");
     /* A good first result and a bad second: false, and nothing left allocated (ASan). */
     assert_false(parse("{\"id\": 9, \"results\": [{\"outcome\": \"ok\", \"n\": 2, \"dtype\": \"float32\"},"
-                       " {\"outcome\": \"maybe\"}]}", 9, r, 2, &l, s.base, dead, err));
+                       " {\"outcome\": \"maybe\"}]}",
+                       9, r, 2, &l, s.base, dead, err));
     assert_true(parse("{\"id\": 9, \"dead\": \"CUDA error: misaligned address\"}", 9, r, 1, &l, s.base, dead, err));
     assert_string_equal(dead, "CUDA error: misaligned address");
     shm_close(&s);
@@ -307,19 +336,24 @@ static void cuda_assert_lines_are_read(void **state)
     lf_result r;
     assert_true(lf_exec_parse_assert_line(
         "/pytorch/aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], "
-        "thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.", &r));
+        "thread: [3,0,0] Assertion `t >= 0 && t < n_classes` failed.",
+        &r));
     assert_int_equal(r.kind, LF_OUTCOME_DEVICE_ASSERT);
     assert_int_equal(r.kernel_id, LF_K_NLL_REDUCE_2D);
     assert_int_equal(r.cond_id, LF_COND_T_RANGE);
     assert_int_equal(r.index, -1);
     assert_true(lf_exec_parse_assert_line(
         "[rank0]:/pytorch/aten/src/ATen/native/cuda/Loss.cu:186: nll_loss_forward_no_reduce_cuda_kernel: block: "
-        "[1,0,0], thread: [96,0,0] Assertion `cur_target >= 0 && cur_target < n_classes` failed.", &r));
+        "[1,0,0], thread: [96,0,0] Assertion `cur_target >= 0 && cur_target < n_classes` failed.",
+        &r));
     assert_int_equal(r.kernel_id, LF_K_NLL_NO_REDUCE);
     assert_int_equal(r.cond_id, LF_COND_CUR_RANGE);
-    assert_true(lf_exec_parse_assert_line( /* label smoothing's weight.gather: CUDA names the lambda */
-        "../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:144: operator(): block: [0,0,0], thread: [1,0,0] "
-        "Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.", &r));
+    assert_true(
+        lf_exec_parse_assert_line(/* label smoothing's weight.gather: CUDA names the lambda */
+                                  "../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:144: operator(): block: "
+                                  "[0,0,0], thread: [1,0,0] "
+                                  "Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.",
+                                  &r));
     assert_int_equal(r.kernel_id, LF_K_GATHER);
     assert_int_equal(r.cond_id, LF_COND_GATHER);
     assert_false(lf_exec_parse_assert_line("RuntimeError: CUDA error: device-side assert triggered", &r));

@@ -26,8 +26,9 @@ static void expect_rejection(const char *json, const char *error, const char *hi
     lf_result_free(&r);
 }
 
-#define SEG(tdtype, tshape, tvalues, extra) "{\"loss\": \"cross_entropy\"," \
-    " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 4, 2, 2], \"values\": {\"init\": \"randn\"}}," \
+#define SEG(tdtype, tshape, tvalues, extra)                                                                            \
+    "{\"loss\": \"cross_entropy\","                                                                                    \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 4, 2, 2], \"values\": {\"init\": \"randn\"}},"                \
     " \"target\": {\"dtype\": \"" tdtype "\", \"shape\": " tshape ", \"values\": " tvalues "}" extra "}"
 
 static void label_mistakes_get_their_hints(void **state)
@@ -41,8 +42,8 @@ static void label_mistakes_get_their_hints(void **state)
     /* the spatial mean kernel reads 4294967299 as class 3: no assert, a wrong loss; rejected by its own name */
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ""), "label_truncated", "labels_past_int32");
     /* reduction none reads int64 and asserts; 2^31 is negative as int32 and asserts in every kernel */
-    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ", \"reduction\": \"none\""), "label_out_of_range",
-                     "corrupt_labels");
+    expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 4294967299, 3, 2]", ", \"reduction\": \"none\""),
+                     "label_out_of_range", "corrupt_labels");
     expect_rejection(SEG("int64", "[1, 2, 2]", "[0, 2147483648, 3, 2]", ""), "label_out_of_range", "corrupt_labels");
     expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1, 3, 2]", ""), "target_dtype", "float_mask");
     expect_rejection(SEG("float32", "[1, 2, 2]", "[0, 1.5, 3, 2.25]", ""), "target_dtype", "interpolated_mask");
@@ -53,9 +54,11 @@ static void label_mistakes_get_their_hints(void **state)
 /* A void-255 mask resized bilinearly to 5x5 and cast to long, made with torch:
  * F.interpolate(mask.float()[:, None], (5, 5), mode="bilinear").long(). Void
  * blends into labels 25..50; ignore_index=255 alone still asserts on them. */
-#define RESIZED_VOID "[1, 1, 255, 28, 3, 1, 1, 255, 28, 3, 255, 255, 255, 255, 255, 25, 25, 255, 50, 27, 0, 0, 255, 27, 2]"
-#define RESIZED(extra) "{\"loss\": \"cross_entropy\"," \
-    " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 4, 5, 5], \"values\": {\"init\": \"randn\"}}," \
+#define RESIZED_VOID                                                                                                   \
+    "[1, 1, 255, 28, 3, 1, 1, 255, 28, 3, 255, 255, 255, 255, 255, 25, 25, 255, 50, 27, 0, 0, 255, 27, 2]"
+#define RESIZED(extra)                                                                                                 \
+    "{\"loss\": \"cross_entropy\","                                                                                    \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 4, 5, 5], \"values\": {\"init\": \"randn\"}},"                \
     " \"target\": {\"dtype\": \"int64\", \"shape\": [1, 5, 5], \"values\": " RESIZED_VOID "}" extra "}"
 
 static void interpolated_void_is_not_more_classes(void **state)
@@ -94,11 +97,12 @@ static void accepted_cases_keep_their_warnings(void **state)
 /* torch 1.13, this batch: probabilities 0.600297093, class indices 1.07195926
  * with weight (1.73733485 both without); with label_smoothing 0.1 0.68426609
  * and 1.2219038; with reduction 'sum' 3.0014856 both. */
-#define ONE_HOT(extra) "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [5, 4]," \
-    " \"values\": [-0.820134521, 0.395631164, 0.898908496, -1.38840389, 0.198445052, 0.782072663, 1.03910768," \
-    " -0.724510729, -0.848908603, -1.21692944, -0.0810215846, 1.36148512, -2.0614779, 0.674100697, -1.32334578," \
-    " -1.35976899, -0.866701603, -0.564006686, -2.05646253, -0.356722534]}," \
-    " \"target\": {\"dtype\": \"float32\", \"shape\": [5, 4], \"values\": [0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0," \
+#define ONE_HOT(extra)                                                                                                 \
+    "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [5, 4],"                             \
+    " \"values\": [-0.820134521, 0.395631164, 0.898908496, -1.38840389, 0.198445052, 0.782072663, 1.03910768,"         \
+    " -0.724510729, -0.848908603, -1.21692944, -0.0810215846, 1.36148512, -2.0614779, 0.674100697, -1.32334578,"       \
+    " -1.35976899, -0.866701603, -0.564006686, -2.05646253, -0.356722534]},"                                           \
+    " \"target\": {\"dtype\": \"float32\", \"shape\": [5, 4], \"values\": [0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0,"        \
     " 0, 0, 0, 1, 1, 0, 0, 0]}" extra "}"
 #define WEIGHT ", \"weight\": {\"dtype\": \"float32\", \"shape\": [4], \"values\": [0.1, 1, 2, 0.5]}"
 
@@ -127,7 +131,8 @@ static void one_hot_float_target_warns(void **state)
     expect_one_hot_warning(ONE_HOT(WEIGHT ", \"label_smoothing\": 0.1"), 0.68426609, 1.2219038);
     expect_one_hot_warning(ONE_HOT(WEIGHT ", \"reduction\": \"sum\""), 3.0014856, 0);
     /* float64 weights for float32 logits: class indices would be rejected */
-    lf_result r = guard_of(ONE_HOT(", \"weight\": {\"dtype\": \"float64\", \"shape\": [4], \"values\": [0.1, 1, 2, 0.5]}"));
+    lf_result r =
+        guard_of(ONE_HOT(", \"weight\": {\"dtype\": \"float64\", \"shape\": [4], \"values\": [0.1, 1, 2, 0.5]}"));
     assert_int_equal(r.kind, LF_OUTCOME_OK);
     assert_non_null(strstr(r.warning, "would be rejected"));
     lf_result_free(&r);
@@ -156,7 +161,8 @@ static void a_target_in_backend_memory_gets_the_same_verdict(void **state)
         c.target.data = on_dev;
         c.target.on_device = c.target.borrowed = true;
         lf_guard_validate_case(&c, be, &p, &dev);
-        if (host.kind != dev.kind || strcmp(host.error, dev.error) || host.index != dev.index || host.value != dev.value)
+        if (host.kind != dev.kind || strcmp(host.error, dev.error) || host.index != dev.index ||
+            host.value != dev.value)
             fail_msg("%s: in host memory %s target[%lld] = %lld, in backend memory %s target[%lld] = %lld", cases[i],
                      host.error, (long long)host.index, (long long)host.value, dev.error, (long long)dev.index,
                      (long long)dev.value);

@@ -37,8 +37,9 @@ static const lf_backend *backend(void)
     return &one_short;
 }
 
-#define VOID_BESIDE_LAST_CLASS "{\"loss\": \"cross_entropy\", \"ignore_index\": 255," \
-    " \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4], \"values\": {\"init\": \"randn\", \"seed\": 1}}," \
+#define VOID_BESIDE_LAST_CLASS                                                                                         \
+    "{\"loss\": \"cross_entropy\", \"ignore_index\": 255,"                                                             \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4], \"values\": {\"init\": \"randn\", \"seed\": 1}},"         \
     " \"target\": {\"dtype\": \"int64\", \"shape\": [3], \"values\": [255, 3, 1]}}"
 
 /* The finding class and the guard's hint of a case. */
@@ -65,15 +66,16 @@ static void minimized_finding_keeps_guard_hint(void **state)
     assert_true(lf_minimize(&c, backend(), NULL, &st));
     verdict_of(&c, cls, hint);
     if (strcmp(cls, "false-alarm/label_out_of_range") || strcmp(hint, "interpolated_void"))
-        fail_msg("minimized (%lld targets): %s with hint %s, want the original's interpolated_void", (long long)c.target.numel,
-                 cls, hint);
+        fail_msg("minimized (%lld targets): %s with hint %s, want the original's interpolated_void",
+                 (long long)c.target.numel, cls, hint);
     assert_true(c.target.numel < 3); /* the third row is not needed */
     lf_case_free(&c);
 }
 
 /* A 1x2048 bfloat16 row whose label is C: classes go by halves, not one by one. */
-#define WIDE_ONE_BASED "{\"loss\": \"cross_entropy\"," \
-    " \"input\": {\"dtype\": \"bfloat16\", \"shape\": [1, 2048], \"values\": {\"init\": \"randn\", \"seed\": 2}}," \
+#define WIDE_ONE_BASED                                                                                                 \
+    "{\"loss\": \"cross_entropy\","                                                                                    \
+    " \"input\": {\"dtype\": \"bfloat16\", \"shape\": [1, 2048], \"values\": {\"init\": \"randn\", \"seed\": 2}},"     \
     " \"target\": {\"dtype\": \"int64\", \"shape\": [1], \"values\": [2048]}}"
 
 static void count_calls(void *arg, const lf_minimize_stats *st)

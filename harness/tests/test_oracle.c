@@ -84,8 +84,10 @@ static const char *finding_of(const char *json)
     return cls;
 }
 
-#define CE(labels) "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4]," \
-    " \"values\": {\"init\": \"randn\", \"seed\": 5}}, \"target\": {\"dtype\": \"int64\", \"shape\": [3], \"values\": " labels "}}"
+#define CE(labels)                                                                                                     \
+    "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [3, 4],"                             \
+    " \"values\": {\"init\": \"randn\", \"seed\": 5}}, \"target\": {\"dtype\": \"int64\", \"shape\": [3], "            \
+    "\"values\": " labels "}}"
 
 static void a_correct_backend_passes(void **state)
 {
@@ -165,7 +167,8 @@ static void backward_is_judged_on_both_paths(void **state)
 {
     (void)state;
     /* label 2^32+1 in a spatial mean: the forward reads it narrowed, the backward kernel asserts */
-    static const char *const truncated = "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": "
+    static const char *const truncated =
+        "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": "
         "[1, 3, 2], \"values\": {\"init\": \"randn\"}}, \"target\": {\"dtype\": \"int64\", \"shape\": [1, 2], "
         "\"values\": [4294967297, 0]}" BACKWARD;
     char valid[512];
@@ -188,7 +191,7 @@ static void comparison_is_nan_safe(void **state)
     assert_false(lf_values_close(1.0, 1, NAN, LF_F32));
     assert_true(lf_values_close(NAN, 0, NAN, LF_F32));
     assert_false(lf_values_close(INFINITY, 0, -INFINITY, LF_F32));
-    assert_true(lf_values_close(INFINITY, 0, 65504.0, LF_F16));    /* overflow at the dtype's edge */
+    assert_true(lf_values_close(INFINITY, 0, 65504.0, LF_F16)); /* overflow at the dtype's edge */
     assert_false(lf_values_close(INFINITY, 0, 1000.0, LF_F16));
     assert_true(lf_values_close(1.0, 1, 1.0 + 1e-7, LF_F32));
     assert_false(lf_values_close(1.0, 1, 1.0 + 1e-3, LF_F32));

@@ -21,10 +21,11 @@ static void assert_close(double got, double want, double rel)
     if (!(fabs(got - want) <= rel * fabs(want) + 1e-12)) fail_msg("got %.17g, want %.17g", got, want);
 }
 
-#define SMOOTH(eps, red) "{\"loss\": \"cross_entropy\"," \
-    " \"input\": {\"dtype\": \"float32\", \"shape\": [2, 2], \"values\": [1, 2, 3, 0.4]}," \
-    " \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [-100, 1]}," \
-    " \"weight\": {\"dtype\": \"float32\", \"shape\": [2], \"values\": [0.2, 0.3]}," \
+#define SMOOTH(eps, red)                                                                                               \
+    "{\"loss\": \"cross_entropy\","                                                                                    \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [2, 2], \"values\": [1, 2, 3, 0.4]},"                             \
+    " \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [-100, 1]},"                                      \
+    " \"weight\": {\"dtype\": \"float32\", \"shape\": [2], \"values\": [0.2, 0.3]},"                                   \
     " \"label_smoothing\": " eps ", \"reduction\": \"" red "\"}"
 
 static void label_smoothing_weight_ignore_matches_pytorch(void **state)
@@ -50,7 +51,8 @@ static void label_smoothing_weight_ignore_matches_pytorch(void **state)
 static void float64_paths_match_pytorch(void **state)
 {
     (void)state;
-    lf_result r = spec_of("{\"loss\": \"cross_entropy\", " X64 ", \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [2, 0]}}");
+    lf_result r = spec_of("{\"loss\": \"cross_entropy\", " X64
+                          ", \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [2, 0]}}");
     assert_close(r.values[0], 0.28599195303219055, 1e-14);
     lf_result_free(&r);
     const char *probs = "\"target\": {\"dtype\": \"float64\", \"shape\": [2, 3], \"values\": [0.2, 0.3, 0.5, 0, 1, 0]}";
@@ -59,19 +61,23 @@ static void float64_paths_match_pytorch(void **state)
     r = spec_of(json);
     assert_close(r.values[0], 1.5109919530321907, 1e-14);
     lf_result_free(&r);
-    snprintf(json, sizeof json, "{\"loss\": \"cross_entropy\", %s, %s, \"label_smoothing\": 0.2, \"reduction\": \"sum\"}", X64, probs);
+    snprintf(json, sizeof json,
+             "{\"loss\": \"cross_entropy\", %s, %s, \"label_smoothing\": 0.2, \"reduction\": \"sum\"}", X64, probs);
     r = spec_of(json);
     assert_close(r.values[0], 3.065317239397715, 1e-14);
     lf_result_free(&r);
-    snprintf(json, sizeof json, "{\"loss\": \"binary_cross_entropy_with_logits\", %s, %s, \"pos_weight\": "
-             "{\"dtype\": \"float64\", \"shape\": [3], \"values\": [1, 2, 3]}}", X64, probs);
+    snprintf(json, sizeof json,
+             "{\"loss\": \"binary_cross_entropy_with_logits\", %s, %s, \"pos_weight\": "
+             "{\"dtype\": \"float64\", \"shape\": [3], \"values\": [1, 2, 3]}}",
+             X64, probs);
     r = spec_of(json);
     assert_close(r.values[0], 1.0625560539825136, 1e-14);
     lf_result_free(&r);
 }
 
-#define CE(tshape, tdtype, tvalues, extra) "{\"loss\": \"cross_entropy\"," \
-    " \"input\": {\"dtype\": \"float32\", \"shape\": [4, 3], \"values\": {\"init\": \"randn\"}}," \
+#define CE(tshape, tdtype, tvalues, extra)                                                                             \
+    "{\"loss\": \"cross_entropy\","                                                                                    \
+    " \"input\": {\"dtype\": \"float32\", \"shape\": [4, 3], \"values\": {\"init\": \"randn\"}},"                      \
     " \"target\": {\"dtype\": \"" tdtype "\", \"shape\": " tshape ", \"values\": " tvalues "}" extra "}"
 
 static void device_assert_names_kernel_and_first_element(void **state)
@@ -100,7 +106,9 @@ static void device_assert_names_kernel_and_first_element(void **state)
 static void host_errors_have_pytorchs_classes(void **state)
 {
     (void)state;
-    static const struct { const char *json, *error; } cases[] = {
+    static const struct {
+        const char *json, *error;
+    } cases[] = {
         {CE("[4]", "int32", "[0, 1, 2, 1]", ""), "target_dtype"},
         {CE("[4, 3]", "int64", "{\"init\": \"onehot\"}", ""), "prob_target_dtype"},
         {CE("[4, 3]", "float32", "{\"init\": \"probs\"}", ", \"ignore_index\": 1"), "prob_ignore_index"},
@@ -108,8 +116,12 @@ static void host_errors_have_pytorchs_classes(void **state)
         {CE("[5]", "int64", "[0, 1, 2, 1, 0]", ""), "batch_size_mismatch"},
         {CE("[4, 1]", "int64", "[0, 1, 2, 1]", ""), "target_shape"},
         {CE("[4]", "int64", "[0, 1, 2, 1]", ", \"reduction\": \"avg\""), "reduction_invalid"},
-        {CE("[4]", "int64", "[0, 1, 2, 1]", ", \"weight\": {\"dtype\": \"float32\", \"shape\": [4], \"values\": {\"init\": \"ones\"}}"), "weight_shape"},
-        {CE("[4]", "int64", "[0, 1, 2, 1]", ", \"weight\": {\"dtype\": \"float64\", \"shape\": [3], \"values\": {\"init\": \"ones\"}}"), "weight_dtype"},
+        {CE("[4]", "int64", "[0, 1, 2, 1]",
+            ", \"weight\": {\"dtype\": \"float32\", \"shape\": [4], \"values\": {\"init\": \"ones\"}}"),
+         "weight_shape"},
+        {CE("[4]", "int64", "[0, 1, 2, 1]",
+            ", \"weight\": {\"dtype\": \"float64\", \"shape\": [3], \"values\": {\"init\": \"ones\"}}"),
+         "weight_dtype"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         lf_result r = spec_of(cases[i].json);
@@ -133,8 +145,9 @@ static void silent_options_are_accepted(void **state)
 static void empty_and_ignored_reductions(void **state)
 {
     (void)state;
-    const char *empty = "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [0, 8], \"values\": []},"
-                        " \"target\": {\"dtype\": \"int64\", \"shape\": [0], \"values\": []}, \"reduction\": \"%s\"}";
+    const char *empty =
+        "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [0, 8], \"values\": []},"
+        " \"target\": {\"dtype\": \"int64\", \"shape\": [0], \"values\": []}, \"reduction\": \"%s\"}";
     char json[512];
     snprintf(json, sizeof json, empty, "mean");
     lf_result r = spec_of(json);
@@ -147,7 +160,8 @@ static void empty_and_ignored_reductions(void **state)
     r = spec_of(CE("[4]", "int64", "[-100, -100, -100, -100]", ""));
     assert_true(isnan(r.values[0])); /* 2-D, all ignored, mean: 0/0 */
     lf_result_free(&r);
-    r = spec_of("{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [8], \"values\": {\"init\": \"randn\"}},"
+    r = spec_of("{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [8], \"values\": "
+                "{\"init\": \"randn\"}},"
                 " \"target\": {\"dtype\": \"int64\", \"shape\": [], \"values\": [-100]}}");
     assert_true(r.values[0] == 0.0); /* 1-D on CUDA: nll_loss_forward_reduce_cuda_kernel_1d writes 0 */
     lf_result_free(&r);
@@ -158,10 +172,11 @@ static void empty_and_ignored_reductions(void **state)
 static void empty_batch_dtype_checks(void **state)
 {
     (void)state;
-    const char *fmt = "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float16\", \"shape\": %s, \"values\": []},"
-                      " \"target\": {\"dtype\": \"%s\", \"shape\": %s, \"values\": []},"
-                      " \"weight\": {\"dtype\": \"float32\", \"shape\": [3], \"values\": [1, 2, 3]},"
-                      " \"label_smoothing\": %s, \"reduction\": \"none\"}";
+    const char *fmt =
+        "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float16\", \"shape\": %s, \"values\": []},"
+        " \"target\": {\"dtype\": \"%s\", \"shape\": %s, \"values\": []},"
+        " \"weight\": {\"dtype\": \"float32\", \"shape\": [3], \"values\": [1, 2, 3]},"
+        " \"label_smoothing\": %s, \"reduction\": \"none\"}";
     char json[512];
     snprintf(json, sizeof json, fmt, "[0, 3]", "int64", "[0]", "0.1");
     lf_result r = spec_of(json);

@@ -23,23 +23,23 @@ extern "C" {
 
 /* One loss call, as torch.nn.functional takes it. */
 typedef struct {
-    const char *loss;             /* "cross_entropy", "nll_loss" or "binary_cross_entropy_with_logits" */
+    const char *loss; /* "cross_entropy", "nll_loss" or "binary_cross_entropy_with_logits" */
     const DLTensor *input, *target;
-    const DLTensor *weight;       /* NULL: none */
-    const DLTensor *pos_weight;   /* NULL: none (BCE-with-logits only) */
-    int64_t ignore_index;         /* -100 as PyTorch's default */
-    const char *reduction;        /* "mean", "sum" or "none" */
-    double label_smoothing;       /* 0 as PyTorch's default */
+    const DLTensor *weight;     /* NULL: none */
+    const DLTensor *pos_weight; /* NULL: none (BCE-with-logits only) */
+    int64_t ignore_index;       /* -100 as PyTorch's default */
+    const char *reduction;      /* "mean", "sum" or "none" */
+    double label_smoothing;     /* 0 as PyTorch's default */
 } lossfuzz_guard_call;
 
 /* The guard's answer. Strings are NUL-terminated, empty when not given. */
 typedef struct {
-    int accepted;                 /* 1: PyTorch computes the call as asked (warning may be set) */
-    char error[48];               /* the rejection's stable class: label_out_of_range, target_dtype, ... */
+    int accepted;   /* 1: PyTorch computes the call as asked (warning may be set) */
+    char error[48]; /* the rejection's stable class: label_out_of_range, target_dtype, ... */
     char message[512];
-    char hint[512], hint_id[32];  /* what the data suggests the user did wrong */
+    char hint[512], hint_id[32]; /* what the data suggests the user did wrong */
     char warning[512], warning_id[32];
-    int64_t index, value;         /* the first offending target element and its value; index -1: none */
+    int64_t index, value; /* the first offending target element and its value; index -1: none */
 } lossfuzz_verdict;
 
 /* Runs the guard on the call: 0 with out filled, or -1 when the arguments

@@ -118,25 +118,25 @@ typedef struct {
     const DLTensor *weight;     /* NULL when absent */
     const DLTensor *pos_weight; /* NULL when absent (BCE only) */
     DLTensor *out;
-    void *stream;               /* CUDA: the cudaStream_t to launch on (NULL: the default stream) */
+    void *stream; /* CUDA: the cudaStream_t to launch on (NULL: the default stream) */
     /* Backward only (NULL in forward): */
-    const DLTensor *grad_out;   /* the upstream gradient, out's shape and dtype */
-    DLTensor *grad_input;       /* d loss / d input: the input's shape and dtype, contiguous;
+    const DLTensor *grad_out; /* the upstream gradient, out's shape and dtype */
+    DLTensor *grad_input;     /* d loss / d input: the input's shape and dtype, contiguous;
                                  * NULL when the input does not require grad (a fused linear's) */
     /* Fused linear + cross-entropy only (NULL otherwise): */
-    const DLTensor *linear_weight;  /* [V, H] */
-    const DLTensor *linear_bias;    /* [V], or NULL */
-    DLTensor *grad_linear_weight;   /* backward: d loss / d linear_weight, or NULL when not asked for */
-    DLTensor *grad_linear_bias;     /* backward: d loss / d linear_bias, or NULL */
+    const DLTensor *linear_weight; /* [V, H] */
+    const DLTensor *linear_bias;   /* [V], or NULL */
+    DLTensor *grad_linear_weight;  /* backward: d loss / d linear_weight, or NULL when not asked for */
+    DLTensor *grad_linear_bias;    /* backward: d loss / d linear_bias, or NULL */
 } lossfuzz_call;
 
 typedef struct {
-    uint32_t abi;          /* LOSSFUZZ_KERNEL_ABI of the header the kernel was built with */
-    const char *name;      /* shown in findings and regressions */
-    DLDeviceType device;   /* kDLCPU or kDLCUDA */
-    int guarded;           /* 1: reports bad input by LOSSFUZZ_REJECTED; 0: unguarded */
+    uint32_t abi;        /* LOSSFUZZ_KERNEL_ABI of the header the kernel was built with */
+    const char *name;    /* shown in findings and regressions */
+    DLDeviceType device; /* kDLCPU or kDLCUDA */
+    int guarded;         /* 1: reports bad input by LOSSFUZZ_REJECTED; 0: unguarded */
     uint32_t losses, input_dtypes, target_dtypes, reductions, features;
-    int max_spatial_dims;  /* 0: [N, C] and [C] only; k: up to [N, C, d1..dk] */
+    int max_spatial_dims; /* 0: [N, C] and [C] only; k: up to [N, C, d1..dk] */
     /* Computes the loss into call->out; a message of at most error_size bytes
      * (NUL included) goes to error when the result is not LOSSFUZZ_OK. CUDA
      * kernels may return before the work ends: lossfuzz synchronizes. */
@@ -158,11 +158,11 @@ typedef const lossfuzz_kernel *(*lossfuzz_kernel_describe_fn)(uint32_t abi);
 #define LOSSFUZZ_KERNEL_SYMBOL "lossfuzz_kernel_describe"
 
 /* Defines the entry, returning `table` (a lossfuzz_kernel). */
-#define LOSSFUZZ_KERNEL_ENTRY(table)                                                          \
-    LOSSFUZZ_EXPORT const lossfuzz_kernel *lossfuzz_kernel_describe(uint32_t abi)             \
-    {                                                                                         \
-        (void)abi; /* lossfuzz compares table.abi with its own and says which to rebuild */  \
-        return &(table);                                                                      \
+#define LOSSFUZZ_KERNEL_ENTRY(table)                                                                                   \
+    LOSSFUZZ_EXPORT const lossfuzz_kernel *lossfuzz_kernel_describe(uint32_t abi)                                      \
+    {                                                                                                                  \
+        (void)abi; /* lossfuzz compares table.abi with its own and says which to rebuild */                            \
+        return &(table);                                                                                               \
     }
 
 #ifdef __cplusplus

@@ -13,7 +13,10 @@ static void *cuda_alloc(size_t bytes)
 {
     void *p = NULL;
     if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) return NULL;
-    if (cudaMemset(p, 0, bytes ? bytes : 1) != cudaSuccess) { cudaFree(p); return NULL; }
+    if (cudaMemset(p, 0, bytes ? bytes : 1) != cudaSuccess) {
+        cudaFree(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -46,15 +49,41 @@ static const char *cuda_broken(void)
 }
 
 static const lf_backend cuda_backend = {
-    "cuda", cuda_alloc, cuda_release, cuda_to_device, cuda_to_host,
-    lf_cuda_reference_forward, lf_cuda_guarded_validate, lf_cuda_guarded_forward, lf_cuda_reference_backward, cuda_broken, NULL, NULL, NULL, false, cuda_device_copy,
+    "cuda",
+    cuda_alloc,
+    cuda_release,
+    cuda_to_device,
+    cuda_to_host,
+    lf_cuda_reference_forward,
+    lf_cuda_guarded_validate,
+    lf_cuda_guarded_forward,
+    lf_cuda_reference_backward,
+    cuda_broken,
+    NULL,
+    NULL,
+    NULL,
+    false,
+    cuda_device_copy,
 };
 
 /* Real device asserts: the context dies with the first one. Only an executor
  * worker (harness/exec) runs these. */
 static const lf_backend cuda_hard_backend = {
-    "cuda", cuda_alloc, cuda_release, cuda_to_device, cuda_to_host,
-    lf_cuda_hard_reference_forward, lf_cuda_hard_guarded_validate, lf_cuda_hard_guarded_forward, lf_cuda_hard_reference_backward, cuda_broken, NULL, NULL, NULL, false, cuda_device_copy,
+    "cuda",
+    cuda_alloc,
+    cuda_release,
+    cuda_to_device,
+    cuda_to_host,
+    lf_cuda_hard_reference_forward,
+    lf_cuda_hard_guarded_validate,
+    lf_cuda_hard_guarded_forward,
+    lf_cuda_hard_reference_backward,
+    cuda_broken,
+    NULL,
+    NULL,
+    NULL,
+    false,
+    cuda_device_copy,
 };
 
 const lf_backend *lf_cuda_backend(bool hard_asserts)

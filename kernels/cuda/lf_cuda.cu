@@ -21,21 +21,21 @@ static unsigned cuda_blocks(int64_t work)
 #else
 #define LF_FN(name) lf_cuda_##name
 #endif
-#define LF_LAUNCH(kernel, work, ...)                                                   \
-    do {                                                                               \
-        kernel<<<cuda_blocks(work), (work) == 1 ? 1 : 256>>>(__VA_ARGS__);             \
-        cudaError_t launch_error = cudaGetLastError();                                 \
-        if (launch_error != cudaSuccess) return (int)launch_error;                     \
+#define LF_LAUNCH(kernel, work, ...)                                                                                   \
+    do {                                                                                                               \
+        kernel<<<cuda_blocks(work), (work) == 1 ? 1 : 256>>>(__VA_ARGS__);                                             \
+        cudaError_t launch_error = cudaGetLastError();                                                                 \
+        if (launch_error != cudaSuccess) return (int)launch_error;                                                     \
     } while (0)
 /* Blocks of exactly LF_BLOCK threads, `lanes` per group; a grid of at most
  * 2048 blocks strides over the rest (the block-level sums then flush once a block). */
-#define LF_LAUNCH_GROUPS(kernel, groups, lanes, ...)                                   \
-    do {                                                                               \
-        int64_t lf_blocks_ = ((int64_t)(groups) * (lanes) + LF_BLOCK - 1) / LF_BLOCK;  \
-        lf_blocks_ = lf_blocks_ < 1 ? 1 : lf_blocks_ > 2048 ? 2048 : lf_blocks_;       \
-        kernel<<<(unsigned)lf_blocks_, LF_BLOCK>>>(__VA_ARGS__);                       \
-        cudaError_t launch_error = cudaGetLastError();                                 \
-        if (launch_error != cudaSuccess) return (int)launch_error;                     \
+#define LF_LAUNCH_GROUPS(kernel, groups, lanes, ...)                                                                   \
+    do {                                                                                                               \
+        int64_t lf_blocks_ = ((int64_t)(groups) * (lanes) + LF_BLOCK - 1) / LF_BLOCK;                                  \
+        lf_blocks_ = lf_blocks_ < 1 ? 1 : lf_blocks_ > 2048 ? 2048 : lf_blocks_;                                       \
+        kernel<<<(unsigned)lf_blocks_, LF_BLOCK>>>(__VA_ARGS__);                                                       \
+        cudaError_t launch_error = cudaGetLastError();                                                                 \
+        if (launch_error != cudaSuccess) return (int)launch_error;                                                     \
     } while (0)
 #define LF_LAUNCH_CHECK() ((int)cudaDeviceSynchronize())
 

@@ -36,8 +36,10 @@ static int64_t sim_group_threads(int64_t groups) { return groups > LF_SIM_WARP ?
 int lf_sim_flush_lane(int threads)
 {
     if (threads > LF_SIM_THREADS || (threads > LF_SIM_WARP ? threads % LF_SIM_WARP : threads & (threads - 1))) {
-        fprintf(stderr, "lf_sim: a flush over %d threads, not whole warps of %d (at most %d): launch the kernel "
-                        "with LF_LAUNCH_GROUPS\n", threads, LF_SIM_WARP, LF_SIM_THREADS);
+        fprintf(stderr,
+                "lf_sim: a flush over %d threads, not whole warps of %d (at most %d): launch the kernel "
+                "with LF_LAUNCH_GROUPS\n",
+                threads, LF_SIM_WARP, LF_SIM_THREADS);
         abort();
     }
     return (int)lf_sim_thread_index;
@@ -53,7 +55,8 @@ static int sim_block_lanes(const lf_problem *p)
     memcpy(&eps, &p->label_smoothing, sizeof eps);
     h ^= (uint64_t)p->ignore_index * 0x165667B19E3779F9u ^ eps;
     h ^= (uint64_t)(p->targets | p->log_softmax << 2 | p->reduction << 3 | p->in_dtype << 5 | p->tgt_dtype << 9 |
-                    p->has_weight << 13 | p->one_d << 14) << 17;
+                    p->has_weight << 13 | p->one_d << 14)
+         << 17;
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9u;
     h ^= h >> 29;
@@ -61,21 +64,20 @@ static int sim_block_lanes(const lf_problem *p)
 }
 
 #define LF_FN(name) lf_sim_##name
-#define LF_SIM_RUN(kernel, threads, ...)                                               \
-    do {                                                                               \
-        lf_sim_thread_count = (threads);                                               \
-        for (lf_sim_thread_index = 0; lf_sim_thread_index < lf_sim_thread_count;       \
-             lf_sim_thread_index++)                                                    \
-            kernel(__VA_ARGS__);                                                       \
+#define LF_SIM_RUN(kernel, threads, ...)                                                                               \
+    do {                                                                                                               \
+        lf_sim_thread_count = (threads);                                                                               \
+        for (lf_sim_thread_index = 0; lf_sim_thread_index < lf_sim_thread_count; lf_sim_thread_index++)                \
+            kernel(__VA_ARGS__);                                                                                       \
     } while (0)
 #define LF_LAUNCH(kernel, work, ...) LF_SIM_RUN(kernel, sim_threads(work), __VA_ARGS__)
 /* A simulated thread runs a whole group, its lanes in turn (lf_group.h); the
  * problem (every launch's first argument) picks a block group's lanes. */
 #define LF_SIM_PROBLEM(p, ...) (p)
-#define LF_LAUNCH_GROUPS(kernel, groups, lanes, ...)                                   \
-    do {                                                                               \
-        lf_sim_block_lanes = sim_block_lanes(&LF_SIM_PROBLEM(__VA_ARGS__));            \
-        LF_SIM_RUN(kernel, sim_group_threads(groups), __VA_ARGS__);                    \
+#define LF_LAUNCH_GROUPS(kernel, groups, lanes, ...)                                                                   \
+    do {                                                                                                               \
+        lf_sim_block_lanes = sim_block_lanes(&LF_SIM_PROBLEM(__VA_ARGS__));                                            \
+        LF_SIM_RUN(kernel, sim_group_threads(groups), __VA_ARGS__);                                                    \
     } while (0)
 #define LF_LAUNCH_CHECK() 0
 
