@@ -1,6 +1,6 @@
 #!/bin/bash
 # ci/bench-campaign.sh [--runs N] [--seconds S] [--long SECONDS] [--no-long]
-# Figures for campaigns that keep going (`lossfuzz fuzz`, harness/campaign):
+# Figures for campaigns that keep going (`lossfuzz fuzz`, harness/tools/campaign):
 #  1. time to each distinct finding: N runs (default 3) of one campaign of
 #     each buggy example - ce_three_bugs.py (three planted bugs), ce_buggy.so
 #     (two), and ce_triton.py:upstream_first when .venv has triton - from an

@@ -19,7 +19,7 @@
 # are on unless --fast. A crash the engine sees (an ASan report from inside a
 # kernel) restarts libFuzzer with the time left. --asserts hard runs the reference
 # kernels with real device asserts in executor workers that die with each and
-# are replaced (harness/exec); --backend cuda always runs the kernels in
+# are replaced (harness/runtime/workers); --backend cuda always runs the kernels in
 # workers (a CUDA build of lossfuzz, build-fuzz/replay-cuda), the fuzzing
 # process links no CUDA. --kernel fuzzes your kernel (include/lossfuzz/kernel.h)
 # against the spec instead of lossfuzz's own: its findings and repros go to

@@ -9,9 +9,10 @@
 #           packages), whose interpreter runs them (--kernel py:...)
 #   fuzzing: clang + libclang-rt-14-dev (libFuzzer, sanitizers), afl++; zip, unzip and
 #           g++ for the OSS-Fuzz build (.clusterfuzzlite/build.sh: seed corpus zips)
+#   style: clang-format-14 (.clang-format; docs_test checks every C file keeps it)
 # CUDA (nvcc) is not a Debian package here: it is used from /usr/local/cuda when present.
 set -eu
-packages="cmake make gcc g++ pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-setuptools python3-torch python3-numpy clang libclang-rt-14-dev afl++ zip unzip"
+packages="cmake make gcc g++ pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-setuptools python3-torch python3-numpy clang libclang-rt-14-dev clang-format-14 afl++ zip unzip"
 triton=3.6.0
 missing=""
 for p in $packages; do

@@ -1,5 +1,5 @@
 /* lf_fuzz.h - what the fuzz targets share beyond the byte format
- * (harness/bytes/lf_bytes.h): the oracle check that turns a finding into a
+ * (harness/model/bytes/lf_bytes.h): the oracle check that turns a finding into a
  * crash with a DEDUP_TOKEN, or a campaign's ledger entry. */
 #ifndef LF_FUZZ_H
 #define LF_FUZZ_H
@@ -11,7 +11,7 @@
  * "DEDUP_TOKEN: <finding class>", saves the input and its JSON case atomically
  * under $LOSSFUZZ_FINDINGS (when set), and aborts. $LOSSFUZZ_BACKEND picks the
  * backend (sim by default), $LOSSFUZZ_ASSERTS=hard runs real asserts in
- * executor workers, $LOSSFUZZ_TORCH=1 adds PyTorch (lf_exec_backend.h; the
+ * executor workers, $LOSSFUZZ_TORCH=1 adds PyTorch (lf_paths.h; the
  * worker defaults to the lossfuzz of the target's build, a case's watchdog to
  * 10 s). $LOSSFUZZ_INJECT=finding|crash|hang makes every
  * case fail that way: the replay runner's self-test. */

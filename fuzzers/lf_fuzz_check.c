@@ -1,7 +1,7 @@
 /* lf_fuzz_check.c - the oracle inside a fuzz target. In a campaign
  * ($LOSSFUZZ_CAMPAIGN=DIR, ci/fuzz.sh's default) the target keeps going: a
  * finding or an accepted deviation goes into the campaign's ledger
- * (harness/campaign: a new key's first case minimized into DIR/repros, later
+ * (harness/tools/campaign: a new key's first case minimized into DIR/repros, later
  * hits counted) and the engine fuzzes on. Without it a finding becomes a crash
  * whose DEDUP_TOKEN is the finding class (style.md #4), so libFuzzer's
  * -minimize_crash keeps the same bug and different bugs are never merged; the
@@ -15,7 +15,7 @@
 
 #include "lf_campaign.h"
 #include "lf_case_json.h"
-#include "lf_exec_backend.h"
+#include "lf_paths.h"
 #include "lf_features.h"
 #include "lf_file.h"
 #include "lf_fuzz.h"

@@ -2,7 +2,7 @@
 """The PyTorch worker: runs each case the executor hands it through real
 torch.nn.functional (cross_entropy, nll_loss, binary_cross_entropy_with_logits)
 and answers with the outcome, speaking the one worker protocol of
-harness/exec/lf_wire.h: requests on fd 3, answers on fd 4, the case's tensors
+harness/runtime/workers/lf_wire.h: requests on fd 3, answers on fd 4, the case's tensors
 and the result values in the shared memory on fd 5. Serves the path "torch",
 or with --kernel the path "kernel": a callable under test with the signature
 of F.cross_entropy (lossfuzz_kernel.py loads it and reads its claims).
@@ -388,7 +388,7 @@ def read_request(line):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description="lossfuzz's PyTorch worker (protocol: harness/exec/lf_wire.h)")
+    p = argparse.ArgumentParser(description="lossfuzz's PyTorch worker (protocol: harness/runtime/workers/lf_wire.h)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--describe", metavar="JSON", required=True,
                    help="the loss table, as `lossfuzz describe --json` prints it (the executor gives it)")

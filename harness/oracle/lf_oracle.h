@@ -11,7 +11,7 @@
  * grad-mismatch/guard, grad-missing/...), and the reference's backward
  * kernels assert where PyTorch's do (spec_backward; else reference-mismatch). Memory safety is watched by ASan on the
  * simulation: a stray access aborts the process with its report.
- * With a torch worker (lf_exec_backend.h), PyTorch itself is a fourth path,
+ * With a torch worker (lf_paths.h), PyTorch itself is a fourth path,
  * judged against the spec (else torch-mismatch) unless a documented version
  * or device difference explains it (lf_torch_known.c).
  * With a kernel under test, it is judged against the spec too
@@ -56,8 +56,8 @@ typedef struct {
     /* The results first: lf_oracle_check initializes each (lf_result_init)
      * and zeroes every field from backward_asked on. */
     lf_result spec, reference, guard;
-    lf_result torch;                    /* real PyTorch, when the backend has a torch worker */
-    lf_result kernel;                   /* the kernel under test (harness/kernel), when the backend has one */
+    lf_result torch;  /* real PyTorch, when the backend has a torch worker */
+    lf_result kernel; /* the kernel under test (harness/runtime/under_test), when the backend has one */
     lf_result spec_grad[LF_GRAD_PARTS]; /* the spec's gradients, when the kernel returned one (lf_spec_grad) */
     /* The built-in paths were asked for backward (an upstream gradient, an
      * input that requires grad): their d input is judged against spec_grad,

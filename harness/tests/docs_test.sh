@@ -33,11 +33,11 @@ for cmd in check show repro minimize encode; do
     done
 done
 
-# The table of fuzz targets is their one list's (harness/bytes/lf_targets.def), row for row.
+# The table of fuzz targets is their one list's (harness/model/bytes/lf_targets.def), row for row.
 table=$(sed -n 's/^| `\(fuzz_[a-z_]*\)` | \(.*\) |$/\1 \2/p' "$src/fuzzers/README.md")
 listed=$("$lf" list-targets | sed 's/  */ /')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
-    fail "fuzzers/README.md's table of targets is not lossfuzz list-targets' (harness/bytes/lf_targets.def): $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+    fail "fuzzers/README.md's table of targets is not lossfuzz list-targets' (harness/model/bytes/lf_targets.def): $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
 
 # The table of finding classes is their one list's (harness/oracle/lf_findings.def), and every
 # class the code builds ("property/...") is in it.
@@ -46,9 +46,21 @@ listed=$("$lf" list-findings | sed 's/   */ /')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
     fail "README's table of finding classes is not lossfuzz list-findings': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
 properties=$("$lf" list-findings | cut -d' ' -f1)
-for cls in $(grep -rhoE '"[a-z]+(-[a-z]+)*/' "$src/harness/oracle" "$src/harness/kernel" "$src/fuzzers" --include=*.c | tr -d '"/' | sort -u); do
+for cls in $(grep -rhoE '"[a-z]+(-[a-z]+)*/' "$src/harness/oracle" "$src/harness/runtime/under_test" "$src/fuzzers" --include=*.c | tr -d '"/' | sort -u); do
     grep -qx -- "$cls" <<<"$properties" && ok || fail "the code builds finding class $cls/..., which lf_findings.def lacks"
 done
+
+# Every C, CUDA and header file keeps .clang-format's style (ci/setup.sh installs clang-format-14).
+cf=$(command -v clang-format-14 || command -v clang-format)
+if [ -n "$cf" ] && [ -d "$src/.git" ]; then
+    unformatted=$(cd "$src" && git ls-files '*.c' '*.h' '*.cu' '*.inc' | xargs "$cf" --dry-run 2>&1 | grep -o '^[^:]*:[0-9]*' | sort -u | head -5)
+    [ -z "$unformatted" ] && ok || fail "not in .clang-format's style (clang-format -i FILE): $unformatted"
+else
+    echo "SKIP: the style check needs clang-format and a git checkout"
+fi
+
+# The harness's floors hold: no include runs up a floor, no two folders include each other.
+layers=$(python3 "$src/ci/layers.py" "$src") && ok || fail "the floors of docs/architecture.md do not hold: $layers"
 
 # docs/architecture.md stays true: every file or folder it names exists.
 for path in $(grep -ohE '`[a-z_.]+/[A-Za-z0-9_./-]*`' "$src/docs/architecture.md" | tr -d '`' | sort -u); do
@@ -56,11 +68,11 @@ for path in $(grep -ohE '`[a-z_.]+/[A-Za-z0-9_./-]*`' "$src/docs/architecture.md
     [ -e "$src/$path" ] && ok || fail "docs/architecture.md names $path, which does not exist"
 done
 
-dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/case/lf_case.h")
+dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/model/case/lf_case.h")
 grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
 
 # Error classes, hints and warnings: README's lists are lossfuzz list-errors'
-# and list-hints' (harness/case/lf_errors.def, harness/guard/lf_hints.def), row
+# and list-hints' (harness/model/case/lf_errors.def, harness/runtime/guard/lf_hints.def), row
 # for row, and every one the C code and the Python worker name is listed.
 table=$(sed -n 's/^| `\([a-z_0-9]*\)` | \([a-z]*\) | \([a-z-]*\) | \(.*\) |$/\1 \2 \3 \4/p' "$src/README.md")
 listed=$("$lf" list-errors | sed 's/  */ /g')
@@ -83,7 +95,7 @@ for e in $( (grep -rhoE '(lf_result_(set_)?error\([a-z_>&-]+\[?[a-z]*\]?, |rejec
     grep -qx -- "$e" <<<"$errors" && ok || fail "the code names error class $e, which lf_errors.def lacks"
 done
 ids=$("$lf" list-hints | awk '{print $2}')
-for id in $(grep -rhoE '(set_hint\(r, |reject\(r, "[a-z_]+", |lf_guard_warn\(r, )"[a-z_0-9]+"' "$src/harness/guard" | grep -oE '"[a-z_0-9]+"$' | tr -d '"' | sort -u); do
+for id in $(grep -rhoE '(set_hint\(r, |reject\(r, "[a-z_]+", |lf_guard_warn\(r, )"[a-z_0-9]+"' "$src/harness/runtime/guard" | grep -oE '"[a-z_0-9]+"$' | tr -d '"' | sort -u); do
     grep -qx -- "$id" <<<"$ids" && ok || fail "the guard names hint or warning $id, which lf_hints.def lacks"
 done
 

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lf_exec_backend.h"
+#include "lf_paths.h"
 #include "lf_oracle.h"
 #include "lf_test_util.h"
 

@@ -3,7 +3,7 @@
  * recorded and the context stays alive). Built only when nvcc is found.
  * lf_cuda_backend() returns NULL when no usable GPU is present, so callers can
  * say "no GPU" instead of failing. Crash isolation (a worker process owning the
- * context) is the executor's job (harness/exec), not this file's. */
+ * context) is the executor's job (harness/runtime/workers), not this file's. */
 #include <cuda_runtime.h>
 #include <stddef.h>
 
@@ -67,7 +67,7 @@ static const lf_backend cuda_backend = {
 };
 
 /* Real device asserts: the context dies with the first one. Only an executor
- * worker (harness/exec) runs these. */
+ * worker (harness/runtime/workers) runs these. */
 static const lf_backend cuda_hard_backend = {
     "cuda",
     cuda_alloc,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tests python/lossfuzz_worker.py through its protocol (harness/exec/lf_wire.h),
+"""Tests python/lossfuzz_worker.py through its protocol (harness/runtime/workers/lf_wire.h),
 started as the C executor starts it: requests on fd 3, answers on fd 4, a memfd
 on fd 5, stdout and stderr to a log. The test writes each case's tensors into
 the memfd and compares the worker's answers and values with torch's own.

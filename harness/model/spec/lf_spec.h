@@ -1,0 +1,78 @@
+/* lf_spec.h - a plain C model of PyTorch's cross-entropy semantics
+ * (shared/docs/pytorch-semantics.md): for a case, the outcome PyTorch 2.x on CUDA
+ * gives - ok, a host error with its class and message, or a device-side assert
+ * with kernel, condition and first offending element - and, when ok, the result
+ * computed in float64 the way PyTorch computes it. */
+#ifndef LF_SPEC_H
+#define LF_SPEC_H
+
+#include "lf_case.h"
+#include "lf_kernels.h"
+#include "lf_result.h"
+
+/* PyTorch's host-side checks, in PyTorch's order, then the routing to a kernel
+ * family. On a host error fills r and returns false; else fills p. */
+bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r);
+
+/* Number of result values for a planned problem, and whether the result is 0-D. */
+int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar);
+
+/* The device-assert predicate of the planned kernel: the first target element
+ * the kernel reads with t != ignore_index && !(0 <= t < C). Returns its flat
+ * index, or -1 when no element asserts. */
+int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p);
+
+/* Label smoothing's weight.gather (reduction mean, class weights) reads the
+ * int64 labels that are not the ignore_index: the first it asserts on (one
+ * nll_loss2d_forward_kernel read narrowed into a class), or -1. */
+int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p);
+
+/* A host error PyTorch raises after the NLL kernels ran, in label smoothing
+ * with class weights: the weight viewed along the class dim needs its
+ * elements along dim 0, and reduction mean's weight.gather(0, target) needs
+ * int64 targets. Fills r and returns true when one applies. */
+bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r);
+
+/* On a call whose forward PyTorch computes (lf_spec_run ok): whether its
+ * backward kernels assert (nll_loss2d_backward_kernel reads the int64 labels
+ * its forward read narrowed to int32), and where, into r (a device assert). */
+bool lf_spec_backward_assert(const lf_case *c, lf_result *r);
+
+/* The whole spec: plan, asserts, then values. */
+void lf_spec_run(const lf_case *c, lf_result *r);
+
+/* The log-probabilities of the row at `base` (classes S apart) into lp, as
+ * at::log_softmax returns them (nll_loss: the input as it is). Returns what
+ * the magnitude of lp[k]'s terms exceeds |lp[k]| by (its rounding error's scale). */
+double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp);
+/* Class k's weight (1 without weights). */
+double lf_spec_weight(const lf_case *c, int64_t k);
+/* Class k's probability in the row at `base`, label smoothing applied. */
+double lf_spec_prob_target(const lf_case *c, const lf_problem *p, int64_t base, int64_t k);
+
+/* The gradients of a call the spec accepts (lf_spec_run ok), given the
+ * upstream gradient (the result's count of values, float64), in float64:
+ * g[LF_GRAD_INPUT] gets d loss / d input, input.numel values (the input's
+ * logical order), their scales and the input's dtype; a fused linear + CE
+ * (lf_spec_linear.c) fills g[LF_GRAD_LINEAR_WEIGHT] and [..._BIAS] too.
+ * lf_spec_grad.c. */
+void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+
+/* lf_spec_run and d input (into g) of a call whose input holds a fused
+ * linear's logits, row r's known to logit_extra[r] units of the dtype
+ * beyond their rounding (NULL: exact, the input as given). */
+void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r);
+void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g);
+/* The losses' hooks (harness/model/case/lf_losses.def; dispatched by
+ * lf_spec_losses.c): a loss's plan (lf_spec_plan.c), the run and gradients of
+ * a loss computed on its input as given, and of fused linear + cross-entropy
+ * (lf_spec_linear.c). */
+bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r);
+bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r);
+bool lf_spec_plan_bce(const lf_case *c, lf_problem *p, lf_result *r);
+void lf_spec_run_direct(const lf_case *c, lf_result *r);
+void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+void lf_spec_linear_run(const lf_case *c, lf_result *r);
+void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+
+#endif
