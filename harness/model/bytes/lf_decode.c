@@ -356,19 +356,29 @@ static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_inde
     }
 }
 
+/* A fuzz target's loss: the byte picks among the losses of the table that
+ * take its kind of targets (a loss added there is fuzzed here). */
+static lf_loss pick_loss(unsigned kinds, uint8_t byte)
+{
+    lf_loss losses[LF_LOSS_COUNT];
+    int n = lf_losses_taking(kinds, losses);
+    return losses[byte % n];
+}
+
 static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
 {
     int64_t shape[LF_MAX_DIMS];
-    c->loss = prm[P_LOSS] % 2 ? LF_LOSS_NLL : LF_LOSS_CROSS_ENTROPY;
+    c->loss = pick_loss(LF_TAKES(LF_CLASS_TARGETS), prm[P_LOSS]);
+    unsigned options = lf_loss_of(c->loss)->options;
     int ndim = input_shape(prm, lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)], shape);
     alloc(&c->input, lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)], ndim, shape);
     int64_t C = c->input.shape[ndim == 1 ? 0 : 1];
     static const int64_t fixed_ignore[IG_COUNT] = {-100, 255, -1, 0, 0, 0, 2147483648LL};
-    int ig = prm[P_IGNORE_OR_POS_WEIGHT] % IG_COUNT;
+    int ig = options & LF_OPT_IGNORE_INDEX ? prm[P_IGNORE_OR_POS_WEIGHT] % IG_COUNT : IG_DEFAULT;
     c->ignore_index = ig == IG_C_MINUS_1 ? C - 1 : ig == IG_C ? C : fixed_ignore[ig];
     c->has_ignore_index = ig != IG_DEFAULT;
     common_options(c, prm);
-    if (c->loss == LF_LOSS_CROSS_ENTROPY) {
+    if (options & LF_OPT_LABEL_SMOOTHING) {
         c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
         c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
     }
@@ -418,8 +428,8 @@ static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
 static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
 {
     int64_t shape[LF_MAX_DIMS];
-    bool bce = prm[P_LOSS] % 2;
-    c->loss = bce ? LF_LOSS_BCE_WITH_LOGITS : LF_LOSS_CROSS_ENTROPY;
+    c->loss = pick_loss(LF_TAKES(LF_PROB_TARGETS) | LF_TAKES(LF_BINARY_TARGETS), prm[P_LOSS]);
+    bool bce = lf_loss_of(c->loss)->targets & LF_TAKES(LF_BINARY_TARGETS);
     int ndim = input_shape(prm, lf_p_rank_prob[prm[P_RANK] % LF_COUNT(lf_p_rank_prob)], shape);
     lf_dtype in_dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
     alloc(&c->input, in_dtype, ndim, shape);

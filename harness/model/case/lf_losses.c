@@ -28,3 +28,11 @@ bool lf_loss_parse(const char *name, lf_loss *out)
         }
     return false;
 }
+
+int lf_losses_taking(unsigned kinds, lf_loss *out)
+{
+    int n = 0;
+    for (int l = 0; l < LF_LOSS_COUNT; l++)
+        if ((losses[l].targets & kinds) && !losses[l].fused_linear) out[n++] = (lf_loss)l;
+    return n;
+}

@@ -37,6 +37,10 @@ typedef enum {
 const lf_loss_info *lf_loss_of(lf_loss l);
 const char *lf_loss_name(lf_loss l);
 bool lf_loss_parse(const char *name, lf_loss *out);
+/* The losses (not fused linears) that take targets of any of `kinds`
+ * (LF_TAKES bits), in the table's order, into out[LF_LOSS_COUNT]; their
+ * count. The byte format picks a fuzz target's loss from these. */
+int lf_losses_taking(unsigned kinds, lf_loss *out);
 /* Whether the loss takes class-index targets (and so rows, device asserts). */
 bool lf_loss_has_classes(lf_loss l);
 
