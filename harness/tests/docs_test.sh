@@ -59,6 +59,9 @@ else
     echo "SKIP: the style check needs clang-format and a git checkout"
 fi
 
+long=$(cd "$src" && git ls-files '*.c' '*.h' '*.cu' '*.inc' 2>/dev/null | xargs -r awk 'length($0) > 120 {print FILENAME ":" FNR}' | head -5)
+[ -z "$long" ] && ok || fail "lines past 120 characters (comments too): $long"
+
 # The harness's floors hold: no include runs up a floor, no two folders include each other.
 layers=$(python3 "$src/ci/layers.py" "$src") && ok || fail "the floors of docs/architecture.md do not hold: $layers"
 

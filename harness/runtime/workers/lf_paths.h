@@ -23,8 +23,9 @@ typedef struct {
 /* The config from the environment, as the fuzz targets take it:
  * $LOSSFUZZ_BACKEND (sim|cuda), $LOSSFUZZ_ASSERTS (soft|hard),
  * $LOSSFUZZ_EXECUTOR=1, $LOSSFUZZ_TORCH=1, $LOSSFUZZ_TIMEOUT (seconds),
- * $LOSSFUZZ_WORKER, $LOSSFUZZ_KERNEL (LIB.so or py:MODULE:FUNCTION). A cuda backend always goes through the executor here: a
- * fuzzing process never initializes CUDA. false with err for a bad value. */
+ * $LOSSFUZZ_WORKER, $LOSSFUZZ_KERNEL (LIB.so or py:MODULE:FUNCTION). A cuda
+ * backend always goes through the executor here: a fuzzing process never
+ * initializes CUDA. false with err for a bad value. */
 bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen);
 
 /* The backend for cfg, starting its workers; NULL with err when it cannot

@@ -1,18 +1,22 @@
 /* lossfuzz.c - the command-line tool: dispatches to its subcommands.
  *
- *   lossfuzz check [--backend B] [--asserts hard] [--torch] FILE|DIR... spec, reference and guard (and PyTorch) on each case
- *   lossfuzz show [--values] [--target T] FILE                       a case (any format) as JSON
- *   lossfuzz minimize [--target T] [--backend B] [--out DIR] FILE... shrink a finding into a regression
- *   lossfuzz encode --target T --out DIR FILE...                     cases to fuzz inputs (seed corpora)
- *   lossfuzz repro [--json] [--save] [--backend B] FILE|DIR...       reproduce and explain a dumped batch
- *   lossfuzz fuzz [--target T] [--kernel K] [--seconds S]            fuzz with no compiler or engine (black-box)
- *   lossfuzz report [--kernel K] [--junit F] DIR                      a campaign's report (ci/fuzz.sh)
- *   lossfuzz worker [--backend B] [--asserts M]                      a worker process, started by the executor
- *   lossfuzz list-targets                                            the fuzz targets (harness/model/bytes/lf_targets.def)
- *   lossfuzz list-findings                                           the finding classes (oracle/lf_findings.def)
- *   lossfuzz list-errors                                             the error classes (case/lf_errors.def)
- *   lossfuzz describe [--json]                                       the loss table (case/lf_losses.def), for people or Python
- *   lossfuzz list-hints                                              the guard's hints and warnings (guard/lf_hints.def)
+ *   lossfuzz check [--backend B] [--asserts hard] [--torch] FILE|DIR...
+ *                                       spec, reference and guard (and PyTorch) on each case
+ *   lossfuzz show [--values] [--target T] FILE         a case (any format) as JSON
+ *   lossfuzz minimize [--target T] [--backend B] [--out DIR] FILE...
+ *                                       shrink a finding into a regression
+ *   lossfuzz encode --target T --out DIR FILE...       cases to fuzz inputs (seed corpora)
+ *   lossfuzz repro [--json] [--save] [--backend B] FILE|DIR...
+ *                                       reproduce and explain a dumped batch
+ *   lossfuzz fuzz [--target T] [--kernel K] [--seconds S]
+ *                                       fuzz with no compiler or engine (black-box)
+ *   lossfuzz report [--kernel K] [--junit F] DIR        a campaign's report (ci/fuzz.sh)
+ *   lossfuzz worker [--backend B] [--asserts M]        a worker process, started by the executor
+ *   lossfuzz describe [--json]          the loss table (model/case/lf_losses.def), for people or Python
+ *   lossfuzz list-targets               the fuzz targets (model/bytes/lf_targets.def)
+ *   lossfuzz list-findings              the finding classes (oracle/lf_findings.def)
+ *   lossfuzz list-errors                the error classes (model/case/lf_errors.def)
+ *   lossfuzz list-hints                 the guard's hints and warnings (runtime/guard/lf_hints.def)
  *
  * Exit status: 0 every property holds, 1 a finding, 2 unusable input or usage
  * (2 wins when both happen: not everything was checked). */
