@@ -38,7 +38,8 @@ typedef enum {
     /* label smoothing's mean with class weights: weight.gather(0, the int64
      * labels not ignored), whose kernel asserts on an index past the weight
      * (ScatterGatherKernel.cu; CUDA prints the lambda's name) */
-    LF_K_GATHER, /* operator() */
+    LF_K_GATHER,       /* operator() */
+    LF_K_MULTI_MARGIN, /* MultiMarginLoss_forward_kernel (its backward kernel asserts nothing) */
     LF_K_COUNT
 } lf_kernel_id;
 
@@ -61,6 +62,7 @@ enum {
     LF_COND_CUR_RANGE,
     LF_COND_CUR_UPPER,
     LF_COND_GATHER,
+    LF_COND_MULTI_MARGIN,
     LF_COND_COUNT
 };
 
@@ -71,7 +73,9 @@ enum {
  * kernels read int64. Measured on an H100 with PyTorch 2.11. */
 LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
 {
-    return kernel_id == LF_K_NLL2D_REDUCE && tgt_dtype == LF_I64 ? (int64_t)(int32_t)t : t;
+    /* MultiMarginLoss_forward_kernel: static_cast<int>(target[k]), always */
+    int narrows = (kernel_id == LF_K_NLL2D_REDUCE || kernel_id == LF_K_MULTI_MARGIN) && tgt_dtype == LF_I64;
+    return narrows ? (int64_t)(int32_t)t : t;
 }
 
 /* Whether a kernel that read label `raw` as `read` computes without an assert
@@ -87,6 +91,7 @@ LF_DEVICE int lf_label_narrowed_silently(int64_t raw, int64_t read, int64_t C, i
 LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
 {
     if (kernel_id == LF_K_GATHER) return LF_COND_GATHER;
+    if (kernel_id == LF_K_MULTI_MARGIN) return LF_COND_MULTI_MARGIN;
     int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE ||
               kernel_id == LF_K_NLL_BWD_NO_REDUCE || kernel_id == LF_K_NLL2D_BWD_NO_REDUCE;
     int upper_only = tgt_dtype == LF_U8;
@@ -114,6 +119,8 @@ typedef struct {
     int in_dtype, tgt_dtype, w_dtype, pw_dtype, out_dtype;
     int has_weight, has_pos_weight;
     int kernel_id;        /* lf_kernel_id an out-of-range target asserts in */
+    int margin_p;         /* multi_margin_loss: its p (1 or 2); 0 for every other loss */
+    double margin;        /* multi_margin_loss: its margin, in the input dtype */
     int raises_after_nll; /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
                              * weight view or gather index dtype): its gather kernel never runs */
     /* The input's dims; for BCE the element strides of weight/pos_weight

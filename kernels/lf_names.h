@@ -20,6 +20,7 @@ LF_DEVICE const char *lf_kernel_name_at(int id)
     case LF_K_NLL2D_BWD_NO_REDUCE: return "nll_loss2d_backward_no_reduce_kernel";
     case LF_K_NLL2D_BWD_REDUCE: return "nll_loss2d_backward_kernel";
     case LF_K_GATHER: return "operator()";
+    case LF_K_MULTI_MARGIN: return "MultiMarginLoss_forward_kernel";
     default: return "?";
     }
 }
@@ -33,6 +34,7 @@ LF_DEVICE const char *lf_cond_text_at(int id)
     case LF_COND_CUR_RANGE: return "cur_target >= 0 && cur_target < n_classes";
     case LF_COND_CUR_UPPER: return "cur_target < n_classes";
     case LF_COND_GATHER: return "idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"";
+    case LF_COND_MULTI_MARGIN: return "target_k >= 0 && target_k < dim && \"target index is out of bounds\"";
     default: return "?";
     }
 }

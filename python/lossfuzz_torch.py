@@ -14,6 +14,7 @@ import re
 # Loss names, as the case files and the worker protocol spell them. LINEAR is
 # cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
 CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"
+MULTI_MARGIN = "multi_margin_loss"
 
 
 # An IndexError with this message is what CUDA reports as a device-side assert.
@@ -21,11 +22,17 @@ CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_l
 # ("Target \x02 is out of bounds."), and labels >= 128 then give an IndexError
 # with an empty message (invalid UTF-8); is_device_assert() accepts both.
 DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
+# multi_margin_loss's CPU kernel raises this RuntimeError where CUDA's asserts (no label named).
+MARGIN_ASSERT = "target out of range"
 
 # Host error message -> error class; ordered, first match wins. The optional
 # third item is a condition on the case that must also hold.
 ERROR_TABLE = [
     (r"is not a valid value for reduction", "reduction_invalid", None),
+    (r"only p == 1 and p == 2 supported", "margin_p", None),
+    (r"weight must be one-dimensional|inconsistent weight size", "weight_shape", lambda c: c.loss == MULTI_MARGIN),
+    (r"inconsistent target size", "target_shape", lambda c: c.loss == MULTI_MARGIN),
+    (r"Expected non-empty vector or matrix", "input_dim", lambda c: c.loss == MULTI_MARGIN),
     # F.linear's, before cross_entropy runs (torch 1.13 and 2.x word them differently)
     (r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
      r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
@@ -65,7 +72,10 @@ ERROR_TABLE = [
 
 
 def is_device_assert(case, exc, message):
-    """IndexError for an out-of-bounds label (see DEVICE_ASSERT_RE)."""
+    """IndexError for an out-of-bounds label (see DEVICE_ASSERT_RE); for
+    multi_margin_loss, its CPU kernel's RuntimeError (MARGIN_ASSERT)."""
+    if case.loss == MULTI_MARGIN:
+        return isinstance(exc, RuntimeError) and message == MARGIN_ASSERT
     if not isinstance(exc, IndexError):
         return False
     return bool(DEVICE_ASSERT_RE.search(message)) or (

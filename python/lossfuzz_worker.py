@@ -47,6 +47,7 @@ def read_describe(text):
     global DTYPES
     doc = json.loads(text)
     DTYPES = tuple(doc["dtypes"])
+    DEFAULTS.update(doc["option_defaults"])
     for loss in doc["losses"]:
         OPTIONS[loss["name"]] = tuple(loss["options"])
         POSITIONAL[loss["name"]] = tuple(loss["positional"])
@@ -57,7 +58,7 @@ def read_describe(text):
 def one_line(exc):
     """An exception as the protocol carries it: its type and first line."""
     return ("%s: %s" % (type(exc).__name__, exc)).split("\n", 1)[0]
-DEFAULTS = {"ignore_index": -100, "label_smoothing": 0.0}
+DEFAULTS = {}  # the options' defaults: PyTorch's, from --describe
 # Text of an exception from a CUDA context that is broken for good.
 DEAD_CONTEXT = ("device-side assert", "CUDA error")
 

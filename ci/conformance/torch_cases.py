@@ -10,7 +10,7 @@ import sys
 
 # The loss names are the product's (python/lossfuzz_torch.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from lossfuzz_torch import BCE, CE, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
+from lossfuzz_torch import BCE, CE, MULTI_MARGIN, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
 
 try:
     import numpy as np
@@ -21,10 +21,13 @@ except Exception as exc:  # ImportError, or OSError from a broken install
     IMPORT_ERROR = exc
 
 # Generator mixes: (value, weight).
-LOSS_MIX = [(CE, 45), (NLL, 25), (BCE, 30)]
+LOSS_MIX = [(CE, 45), (NLL, 25), (BCE, 30), (MULTI_MARGIN, 15)]
 SCENARIO_MIX = {CE: [("ok", 41), ("oob", 37), ("host", 22)],
                 NLL: [("ok", 41), ("oob", 37), ("host", 22)],
-                BCE: [("ok", 57), ("host", 43)]}
+                BCE: [("ok", 57), ("host", 43)],
+                MULTI_MARGIN: [("ok", 50), ("oob", 30), ("host", 20)]}
+MARGIN_P_MIX = [(None, 40), (1, 20), (2, 40)]
+MARGIN_MIX = [(None, 40), (1.0, 10), (0.5, 15), (2.0, 15), (0.0, 10), (-1.0, 10)]
 RANK_MIX = [(0, 2), (1, 14), (2, 45), (3, 18), (4, 15), (5, 6)]
 INPUT_DTYPE_MIX = [("float32", 45), ("float64", 25), ("bfloat16", 22), ("float16", 5)]
 FLOAT_DTYPES = ["float32", "float64", "bfloat16", "float16"]
@@ -145,11 +148,12 @@ class CaseGenerator:
     def forward_case(self):
         loss = self.pick(LOSS_MIX)
         scenario = self.pick(SCENARIO_MIX[loss])
-        case = self.bce_case() if loss == BCE else self.class_case(loss, scenario == "oob")
+        case = (self.bce_case() if loss == BCE else self.margin_case() if loss == MULTI_MARGIN
+                else self.class_case(loss, scenario == "oob"))
         if scenario == "oob":
             self.inject_bad_label(case)
         elif scenario == "host":
-            mutations = BCE_MUTATIONS if loss == BCE else CLASS_MUTATIONS
+            mutations = {BCE: BCE_MUTATIONS, MULTI_MARGIN: MARGIN_MUTATIONS}.get(loss, CLASS_MUTATIONS)
             self.rng.choice(mutations)(self, case)
         return case
 
@@ -226,6 +230,24 @@ class CaseGenerator:
             tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, classes), dtype)
         self.common_options(options, smoothing=loss == CE)
         return Case(loss, tensors, options, {"classes": classes, "prob": prob, "rank": rank})
+
+    def margin_case(self):
+        """Valid multi_margin_loss case: input [N, C], [C] or [], int64 labels, p, margin, weight."""
+        rank, classes = self.pick([(0, 5), (1, 25), (2, 70)]), self.rng.randint(1, 9)
+        batch = self.rng.randint(1, 6)
+        shape = [] if rank == 0 else [classes] if rank == 1 else [batch, classes]
+        classes = 1 if rank == 0 else classes
+        dtype = self.pick(INPUT_DTYPE_MIX)
+        rows = batch if rank == 2 else 1
+        tshape = [rows] if rank == 2 or self.chance(0.5) else []
+        tensors = {"input": self.floats(self.logits(shape), dtype),
+                   "target": self.ints(self.np.integers(0, classes, size=tshape), "int64")}
+        if self.chance(0.3):
+            tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, classes), dtype)
+        options = {k: v for k, v in (("p", self.pick(MARGIN_P_MIX)), ("margin", self.pick(MARGIN_MIX)))
+                   if v is not None}
+        self.common_options(options, smoothing=False)
+        return Case(MULTI_MARGIN, tensors, options, {"classes": classes, "prob": False, "rank": rank})
 
     def bce_case(self):
         """Valid binary_cross_entropy_with_logits case (broadcastable weights)."""
@@ -398,6 +420,31 @@ def mut_bce_broadcast(g, case):
 CLASS_MUTATIONS = [mut_reduction, mut_rank0, mut_target_dtype, mut_target_dtype, mut_one_hot,
                    mut_prob_ignore, mut_label_smoothing, mut_target_shape, mut_target_shape,
                    mut_weight, mut_weight]
+def mut_margin_p(g, case):
+    case.options["p"] = g.rng.choice([0, 3])
+
+
+def mut_margin_input_rank(g, case):
+    """A spatial input, or a matrix with no classes: not a vector or matrix it takes."""
+    x = case.tensors["input"]
+    rows = x.shape[0] if x.dim() == 2 else 1
+    shape = [rows, 0] if g.chance(0.3) else [rows, max(case.meta["classes"], 1), 2]
+    case.tensors["input"] = g.floats(g.np.standard_normal(shape), case.dtype("input"))
+
+
+def mut_margin_target(g, case):
+    """A target of another length, a 2-D one, or int32 labels."""
+    t = case.tensors["target"]
+    kind = g.rng.choice(["longer", "2d", "int32"])
+    if kind == "longer":
+        case.tensors["target"] = g.ints([0] * (t.numel() + 1), "int64")
+    elif kind == "2d":
+        case.tensors["target"] = t.reshape(-1, 1) if t.numel() else g.ints([[0]], "int64")
+    else:
+        case.tensors["target"] = t.to(torch.int32)
+
+
+MARGIN_MUTATIONS = [mut_reduction, mut_margin_p, mut_margin_input_rank, mut_margin_target, mut_margin_target]
 BCE_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_target_shape,
                  mut_bce_target_dtype, mut_bce_target_dtype, mut_bce_broadcast, mut_bce_broadcast]
 

@@ -75,6 +75,10 @@ extern "C" {
  * Python callable's signature: (input, linear_weight, target,
  * linear_bias=None, weight=None, ...). */
 #define LOSSFUZZ_LINEAR_CROSS_ENTROPY 0x10u
+/* F.multi_margin_loss(input, target, p=1, margin=1, weight=None): class
+ * indices; Python kernels only for now (lossfuzz_call has no field for p and
+ * margin: a library claiming it is refused). */
+#define LOSSFUZZ_MULTI_MARGIN 0x20u
 
 /* Reductions (lossfuzz_call.reduction; a bit each in .reductions). */
 enum { LOSSFUZZ_NONE = 0, LOSSFUZZ_MEAN = 1, LOSSFUZZ_SUM = 2 };

@@ -382,6 +382,15 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byt
         c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
         c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
     }
+    if (options & LF_OPT_MARGIN) {
+        c->margin = lf_p_margins[prm[P_SMOOTHING] % LF_COUNT(lf_p_margins)];
+        c->has_margin = prm[P_SMOOTHING] % LF_COUNT(lf_p_margins) != 0;
+    }
+    if (options & LF_OPT_P) {
+        int k = prm[P_SMOOTHING] / LF_COUNT(lf_p_margins) % LF_COUNT(lf_p_margin_ps);
+        c->p = lf_p_margin_ps[k];
+        c->has_p = k != 0;
+    }
     int tndim;
     int64_t tshape[LF_MAX_DIMS];
     target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);

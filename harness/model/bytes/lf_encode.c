@@ -83,6 +83,14 @@ static void options(const lf_case *c, uint8_t *prm)
     for (size_t i = 0; i < LF_COUNT(lf_p_smoothing); i++)
         if (c->label_smoothing == lf_p_smoothing[i] || (isnan(c->label_smoothing) && isnan(lf_p_smoothing[i])))
             prm[P_SMOOTHING] = (uint8_t)i;
+    if (lf_loss_of(c->loss)->options & (LF_OPT_P | LF_OPT_MARGIN)) { /* the smoothing byte's other reading */
+        int m = 0, k = 0;
+        for (size_t i = 0; c->has_margin && i < LF_COUNT(lf_p_margins); i++)
+            if (c->margin == lf_p_margins[i] || (isnan(c->margin) && isnan(lf_p_margins[i]))) m = (int)i;
+        for (size_t i = 1; c->has_p && i < LF_COUNT(lf_p_margin_ps); i++)
+            if (c->p == lf_p_margin_ps[i]) k = (int)i;
+        prm[P_SMOOTHING] = (uint8_t)(m + LF_COUNT(lf_p_margins) * k);
+    }
     prm[P_IN_LAYOUT] = layout_byte(&c->input);
     prm[P_TGT_LAYOUT] = layout_byte(&c->target);
 }

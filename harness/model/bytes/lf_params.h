@@ -72,6 +72,11 @@ static const lf_dtype lf_p_prob_dtypes[] = {LF_DTYPE_COUNT, LF_F32, LF_F64, LF_B
 static const char *const lf_p_reductions[] = {"mean", "sum", "none", "avg"};
 static const double lf_p_smoothing[] = {0.0, 0.1, 0.5, 1.0, 0.9, 1.5, -0.1, __builtin_nan("")};
 static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
+/* multi_margin_loss's options, from the smoothing byte (it takes no smoothing):
+ * byte % 8 the margin (0: not given), byte / 8 % 4 its p (0: not given, 1: 2,
+ * 2: 1 given, 3: an invalid 3). */
+static const double lf_p_margins[] = {1.0, 0.5, 2.0, 0.0, -1.0, 0.001, 100.0, __builtin_nan("")};
+static const int64_t lf_p_margin_ps[] = {1, 2, 1, 3};
 
 /* Class target shapes: the right one, or a common mistake. */
 enum {

@@ -69,6 +69,8 @@ void lf_case_init(lf_case *c)
 {
     memset(c, 0, sizeof *c);
     c->ignore_index = -100;
+    c->p = 1;
+    c->margin = 1.0;
     c->reduction = LF_REDUCTION_MEAN;
     strcpy(c->reduction_name, "mean");
     c->backward.input_requires_grad = true;
@@ -162,8 +164,9 @@ void lf_tensor_free(lf_tensor *t)
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
 {
     const lf_loss_info *L = lf_loss_of(c->loss);
-    const bool given[LF_OPT_COUNT] = {c->weight.present, c->has_ignore_index, c->has_label_smoothing,
-                                      c->pos_weight.present, c->linear_bias.present};
+    const bool given[LF_OPT_COUNT] = {c->weight.present,     c->has_ignore_index,    c->has_label_smoothing,
+                                      c->pos_weight.present, c->linear_bias.present, c->has_p,
+                                      c->has_margin};
     for (int k = 0; k < LF_OPT_COUNT; k++)
         if (given[k] && !(L->options & (1u << k))) {
             snprintf(err, errlen, "%s: %s takes no %s", lf_option_names[k], L->name, lf_option_names[k]);

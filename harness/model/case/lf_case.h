@@ -118,7 +118,9 @@ typedef struct {
     lf_reduction reduction;               /* default mean */
     char reduction_name[32];              /* as written; kept for invalid names */
     double label_smoothing;               /* default 0 */
-    bool has_ignore_index, has_reduction, has_label_smoothing;
+    int64_t p;                            /* multi_margin_loss: the exponent, 1 (default) or 2 */
+    double margin;                        /* multi_margin_loss: default 1 */
+    bool has_ignore_index, has_reduction, has_label_smoothing, has_p, has_margin;
     lf_outcome_kind expect; /* LF_OUTCOME_NONE when the file gives none */
     char expect_error[48];  /* optional expected error class */
     char expect_hint[32];   /* optional expected guard hint id (a user's repro keeps it) */

@@ -253,7 +253,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
     static const char *const keys[] = {
         "loss",         "note",         "input",     "target",          "weight", "pos_weight",   "linear_weight",
         "linear_bias",  "ignore_index", "reduction", "label_smoothing", "expect", "expect_error", "expect_hint",
-        "expect_value", "backward",     NULL};
+        "expect_value", "backward",     "p",         "margin",          NULL};
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
     if (!check_keys(root, "case", keys, e)) return false;
     json_t *v = json_object_get(root, "loss");
@@ -290,6 +290,15 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
     if ((v = json_object_get(root, "label_smoothing"))) {
         if (!get_number(v, &c->label_smoothing)) return fail(e, "label_smoothing: expected a number");
         c->has_label_smoothing = true;
+    }
+    if ((v = json_object_get(root, "p"))) {
+        if (!json_is_integer(v)) return fail(e, "p: expected an integer (multi_margin_loss takes 1 or 2)");
+        c->p = json_integer_value(v);
+        c->has_p = true;
+    }
+    if ((v = json_object_get(root, "margin"))) {
+        if (!get_number(v, &c->margin)) return fail(e, "margin: expected a number");
+        c->has_margin = true;
     }
     if ((v = json_object_get(root, "expect")) &&
         !(json_is_string(v) && lf_outcome_parse(json_string_value(v), &c->expect)))

@@ -140,6 +140,11 @@ char *lf_case_to_json(const lf_case *c)
         lf_json_number(num, sizeof num, c->label_smoothing, LF_F64);
         put(&b, ",\n \"label_smoothing\": %s", num);
     }
+    if (c->has_p) put(&b, ",\n \"p\": %lld", (long long)c->p);
+    if (c->has_margin) {
+        lf_json_number(num, sizeof num, c->margin, LF_F64);
+        put(&b, ",\n \"margin\": %s", num);
+    }
     if (c->backward.given) {
         const lf_backward *bw = &c->backward;
         put(&b, ",\n \"backward\": {\"seed\": %llu, \"upstream\": \"%s\", \"input_requires_grad\": %s",

@@ -40,5 +40,10 @@ json_t *lf_describe(void)
     lf_error_source source;
     for (int i = 0; (name = lf_error_at(i, &source, NULL, NULL)); i++)
         json_array_append_new(errors, json_pack("{s:s, s:s}", "name", name, "source", lf_error_source_names[source]));
-    return json_pack("{s:o, s:o, s:o}", "losses", losses, "dtypes", dtypes, "errors", errors);
+    lf_case d; /* the options' defaults, as a case starts */
+    lf_case_init(&d);
+    json_t *defaults = json_pack("{s:I, s:f, s:I, s:f}", "ignore_index", (json_int_t)d.ignore_index, "label_smoothing",
+                                 d.label_smoothing, "p", (json_int_t)d.p, "margin", d.margin);
+    return json_pack("{s:o, s:o, s:o, s:o}", "losses", losses, "dtypes", dtypes, "errors", errors, "option_defaults",
+                     defaults);
 }

@@ -13,7 +13,9 @@ enum {
     LF_OPT_LABEL_SMOOTHING = 4,
     LF_OPT_POS_WEIGHT = 8,
     LF_OPT_LINEAR_BIAS = 16,
-    LF_OPT_COUNT = 5
+    LF_OPT_P = 32,
+    LF_OPT_MARGIN = 64,
+    LF_OPT_COUNT = 7
 };
 enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2 };
 extern const char *const lf_option_names[LF_OPT_COUNT]; /* bit order: "weight", "ignore_index", ... */

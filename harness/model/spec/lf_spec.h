@@ -38,6 +38,9 @@ bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r
  * its forward read narrowed to int32), and where, into r (a device assert). */
 bool lf_spec_backward_assert(const lf_case *c, lf_result *r);
 
+/* The device assert of `kernel_id` at target[bad], as CUDA reports it, into r. */
+void lf_spec_device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r);
+
 /* The whole spec: plan, asserts, then values. */
 void lf_spec_run(const lf_case *c, lf_result *r);
 
@@ -71,6 +74,10 @@ bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r);
 bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r);
 bool lf_spec_plan_bce(const lf_case *c, lf_problem *p, lf_result *r);
 void lf_spec_run_direct(const lf_case *c, lf_result *r);
+/* multi_margin_loss (lf_spec_margin.c) */
+bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r);
+void lf_spec_run_multi_margin(const lf_case *c, lf_result *r);
+void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_linear_run(const lf_case *c, lf_result *r);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);

@@ -259,7 +259,7 @@ static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
 void lf_spec_run_direct(const lf_case *c, lf_result *r) { lf_spec_run_logits(c, NULL, r); }
 
 /* The device assert of `kernel_id` at target[bad], as CUDA reports it. */
-static void device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r)
+void lf_spec_device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r)
 {
     r->kind = LF_OUTCOME_DEVICE_ASSERT;
     r->kernel_id = kernel_id;
@@ -285,7 +285,7 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
         if (lf_spec_error_after_nll(c, &p, r)) return;
         int64_t gathered = lf_spec_gather_assert(c, &p);
         if (gathered >= 0) {
-            device_assert(c, &p, LF_K_GATHER, gathered, r);
+            lf_spec_device_assert(c, &p, LF_K_GATHER, gathered, r);
             return;
         }
         spec_values(c, &p, r);
@@ -297,7 +297,7 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
         }
         return;
     }
-    device_assert(c, &p, p.kernel_id, bad, r);
+    lf_spec_device_assert(c, &p, p.kernel_id, bad, r);
 }
 
 bool lf_spec_backward_assert(const lf_case *c, lf_result *r)
@@ -310,6 +310,6 @@ bool lf_spec_backward_assert(const lf_case *c, lf_result *r)
     }
     p.kernel_id = lf_backward_kernel(p.kernel_id);
     int64_t bad = lf_spec_first_assert(c, &p);
-    if (bad >= 0) device_assert(c, &p, p.kernel_id, bad, r);
+    if (bad >= 0) lf_spec_device_assert(c, &p, p.kernel_id, bad, r);
     return bad >= 0;
 }

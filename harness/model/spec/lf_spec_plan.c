@@ -222,6 +222,10 @@ bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r)
 
 int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar)
 {
+    if (p->margin_p) { /* multi_margin_loss: [N] for reduction none and a target with a dim */
+        *scalar = p->reduction != LF_RED_NONE || p->tg_ndim == 0;
+        return *scalar ? 1 : p->N;
+    }
     *scalar = p->reduction != LF_RED_NONE || p->one_d || (p->targets == LF_BINARY_TARGETS && p->ndim == 0);
     if (*scalar) return 1;
     return p->targets == LF_BINARY_TARGETS ? p->N : p->N * p->S;

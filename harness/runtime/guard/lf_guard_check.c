@@ -7,6 +7,7 @@
 #include "lf_guard.h"
 #include "lf_problem.h"
 #include "lf_shape.h"
+#include "lf_spec.h"
 
 static bool reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -219,6 +220,8 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
         return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
                       "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
     if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
+    /* multi_margin_loss: PyTorch's checks as the spec plans them (its messages); the labels on the device next */
+    if (c->loss == LF_LOSS_MULTI_MARGIN) return lf_spec_plan_multi_margin(c, p, r);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
         return check_prob(c, p, r, needs_data);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)

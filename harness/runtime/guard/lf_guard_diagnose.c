@@ -46,7 +46,10 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
 {
     char hint[400];
     long long C = (long long)p->C, lo = (long long)st->min_label, hi = (long long)st->max_label;
-    if (c->ignore_index >= 0 && c->ignore_index < p->C && !r->warning[0])
+    bool ignores = lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX; /* multi_margin_loss has none */
+    char ignore[64] = "";
+    if (ignores) snprintf(ignore, sizeof ignore, "; ignore_index = %lld", (long long)c->ignore_index);
+    if (ignores && c->ignore_index >= 0 && c->ignore_index < p->C && !r->warning[0])
         lf_guard_warn(r, "ignore_index_is_class",
                       "ignore_index = %lld is a real class in [0, %lld): its "
                       "targets are silently dropped",
@@ -95,10 +98,9 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     }
     snprintf(r->message, sizeof r->message,
              "target[%lld] = %lld is outside [0, %lld); %lld of %lld targets are out of range "
-             "(labels seen: min %lld, max %lld; ignore_index = %lld). PyTorch would hit a "
+             "(labels seen: min %lld, max %lld%s). PyTorch would hit a "
              "device-side assert here",
-             first, value, C, (long long)st->n_bad, (long long)(p->one_d ? 1 : p->N * p->S), lo, hi,
-             (long long)c->ignore_index);
+             first, value, C, (long long)st->n_bad, (long long)(p->one_d ? 1 : p->N * p->S), lo, hi, ignore);
     if (st->n_eq_255 == st->n_bad) {
         set_hint(r, "void_255",
                  "255 is the 'void' label of segmentation masks (VOC, Cityscapes): "

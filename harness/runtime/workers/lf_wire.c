@@ -79,18 +79,20 @@ bool lf_wire_send(int fd, const char *line)
     return true;
 }
 
+static json_t *wire_number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
 char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c, const lf_wire_layout *l,
                       void *shm)
 {
     json_t *cj = json_pack("{s:s, s:s, s:I}", "loss", lf_loss_name(c->loss), "reduction", c->reduction_name,
                            "ignore_index", (json_int_t)c->ignore_index);
     /* JSON has no NaN or infinity: those go as "nan", "inf", "-inf", as in case files. */
-    double ls = c->label_smoothing;
-    json_object_set_new(cj, "label_smoothing",
-                        isfinite(ls) ? json_real(ls)
-                                     : json_string(isnan(ls) ? "nan"
-                                                   : ls > 0  ? "inf"
-                                                             : "-inf"));
+    json_object_set_new(cj, "label_smoothing", wire_number(c->label_smoothing));
+    if (c->has_p) json_object_set_new(cj, "p", json_integer((json_int_t)c->p));
+    if (c->has_margin) json_object_set_new(cj, "margin", wire_number(c->margin));
     size_t at = 0;
     for (int i = 0; i < LF_CASE_TENSORS; i++) {
         const lf_tensor *t = lf_case_tensor_const(c, i);
@@ -241,6 +243,10 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
     c->ignore_index = json_integer_value(json_object_get(cj, "ignore_index"));
     json_t *ls = json_object_get(cj, "label_smoothing");
     c->label_smoothing = json_is_string(ls) ? strtod(json_string_value(ls), NULL) : json_number_value(ls);
+    json_t *mp = json_object_get(cj, "p"), *mm = json_object_get(cj, "margin");
+    if ((c->has_p = json_is_integer(mp))) c->p = json_integer_value(mp);
+    if ((c->has_margin = mm != NULL))
+        c->margin = json_is_string(mm) ? strtod(json_string_value(mm), NULL) : json_number_value(mm);
     for (int i = 0; i < LF_CASE_TENSORS; i++) {
         json_t *tj = json_object_get(cj, lf_case_tensor_names[i]);
         if (tj && !read_tensor(tj, lf_case_tensor(c, i), shm, shm_size, err, errlen)) goto out;
