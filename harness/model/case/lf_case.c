@@ -161,6 +161,11 @@ void lf_tensor_free(lf_tensor *t)
     memset(t, 0, sizeof *t);
 }
 
+int64_t lf_case_ignored_label(const lf_case *c)
+{
+    return lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
+}
+
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
 {
     const lf_loss_info *L = lf_loss_of(c->loss);

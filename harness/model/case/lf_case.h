@@ -146,6 +146,10 @@ lf_reduction lf_reduction_parse(const char *name);
  * ignore_index or label_smoothing, only it has pos_weight, nll_loss has no
  * label_smoothing): false with err naming it. Case files and dumps both ask. */
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen);
+/* The label the case's loss ignores: its ignore_index, or for a loss that
+ * takes none (multi_margin_loss) INT64_MAX, which no label a kernel reads as
+ * int32 equals. */
+int64_t lf_case_ignored_label(const lf_case *c);
 
 /* A case with PyTorch's defaults and no tensors. */
 void lf_case_init(lf_case *c);

@@ -28,7 +28,7 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int targets)
     p->reduction = c->reduction == LF_REDUCTION_NONE  ? LF_RED_NONE
                    : c->reduction == LF_REDUCTION_SUM ? LF_RED_SUM
                                                       : LF_RED_MEAN;
-    p->ignore_index = c->ignore_index;
+    p->ignore_index = lf_case_ignored_label(c);
     p->in_dtype = c->input.dtype;
     p->tgt_dtype = c->target.dtype;
     p->out_dtype = c->input.dtype;

@@ -41,6 +41,12 @@ bool lf_spec_backward_assert(const lf_case *c, lf_result *r);
 /* The device assert of `kernel_id` at target[bad], as CUDA reports it, into r. */
 void lf_spec_device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r);
 
+/* On a result the spec computed: marks it silently not the loss asked for
+ * (r->silent "label_truncated", the first such target in r->index and
+ * r->value) where a kernel read a label narrowed into a class, or into the
+ * ignored label, that it is not. */
+void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r);
+
 /* The whole spec: plan, asserts, then values. */
 void lf_spec_run(const lf_case *c, lf_result *r);
 

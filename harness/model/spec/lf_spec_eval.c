@@ -242,18 +242,19 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     put(r, 0, v, mag);
 }
 
-/* The first target the kernel narrowed into a class (or the ignore_index)
- * that it is not, or -1. */
-static int64_t first_narrowed(const lf_case *c, const lf_problem *p)
+void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r)
 {
-    if (p->targets != LF_CLASS_TARGETS) return -1;
+    if (r->kind != LF_OUTCOME_OK || p->targets != LF_CLASS_TARGETS) return;
     int64_t rows = p->one_d ? 1 : p->N * p->S;
     for (int64_t i = 0; i < rows; i++) {
         int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
-        if (lf_label_narrowed_silently(raw, lf_label_read(p->kernel_id, c->target.dtype, raw), p->C, c->ignore_index))
-            return i;
+        if (lf_label_narrowed_silently(raw, lf_label_read(p->kernel_id, c->target.dtype, raw), p->C, p->ignore_index)) {
+            snprintf(r->silent, sizeof r->silent, "label_truncated");
+            r->index = i;
+            r->value = raw;
+            return;
+        }
     }
-    return -1;
 }
 
 void lf_spec_run_direct(const lf_case *c, lf_result *r) { lf_spec_run_logits(c, NULL, r); }
@@ -289,12 +290,7 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
             return;
         }
         spec_values(c, &p, r);
-        int64_t narrowed = r->kind == LF_OUTCOME_OK ? first_narrowed(c, &p) : -1;
-        if (narrowed >= 0) { /* no assert, but not the loss the labels ask for */
-            snprintf(r->silent, sizeof r->silent, "label_truncated");
-            r->index = narrowed;
-            r->value = lf_load_i64(c->target.data, c->target.dtype, narrowed);
-        }
+        lf_spec_mark_narrowed(c, &p, r);
         return;
     }
     lf_spec_device_assert(c, &p, p.kernel_id, bad, r);

@@ -71,7 +71,6 @@ bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r)
     p->C = C;
     p->S = 1;
     p->kernel_id = LF_K_MULTI_MARGIN;
-    p->ignore_index = INT64_MAX; /* none: no label read as int32 equals it */
     p->margin_p = (int)c->p;
     p->margin = lf_dtype_round(in->dtype, c->margin);
     return true;
@@ -155,16 +154,12 @@ void lf_spec_run_multi_margin(const lf_case *c, lf_result *r)
             r->values[k] = v, r->scales[k] = mag / denom;
         else
             total += v, total_mag += mag / denom;
-        if (raw != t && r->silent[0] == 0) { /* read narrowed into a class: no assert, another loss */
-            snprintf(r->silent, sizeof r->silent, "label_truncated");
-            r->index = k;
-            r->value = raw;
-        }
     }
     /* the rows are summed in float for every input but float64 */
     bool overflow = in != LF_F64 && isfinite(terms) && terms > FLT_MAX;
     if (!none) r->values[0] = lf_dtype_round(in, total), r->scales[0] = overflow ? LF_SCALE_UNDECIDED : total_mag;
     for (int64_t k = 0; none && overflow && k < p.N; k++) r->scales[k] = LF_SCALE_UNDECIDED;
+    lf_spec_mark_narrowed(c, &p, r); /* a label read as int32 into a class: no assert, another loss */
 }
 
 void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS])

@@ -33,8 +33,7 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int targets, 
     lf_problem_views(c, &q); /* also for a call the host check rejected */
     q.targets = targets;
     q.tgt_dtype = tg->dtype;
-    /* a loss without ignore_index (multi_margin_loss) ignores no label: none read equals INT64_MAX */
-    q.ignore_index = lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
+    q.ignore_index = lf_case_ignored_label(c);
     if (targets == LF_PROB_TARGETS) { /* rows of the target's own (N, C, S) layout */
         q.N = tg->ndim >= 2 ? tg->shape[0] : 1;
         q.C = tg->ndim >= 2 ? tg->shape[1] : tg->ndim == 1 ? tg->shape[0] : 1;
