@@ -75,9 +75,9 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
     if (truncated) {
         snprintf(r->message, sizeof r->message,
                  "target[%lld] = %lld is outside [0, %lld), and %lld of %lld targets lie beyond the int32 range: "
-                 "PyTorch's nll_loss2d_forward_kernel reads them as int32 (this one as %lld) and returns "
-                 "a wrong loss without any error",
-                 first, value, C, (long long)st->n_bad, (long long)(p->N * p->S), (long long)(int32_t)value);
+                 "PyTorch's %s reads them as int32 (this one as %lld) and returns a wrong loss without any error",
+                 first, value, C, (long long)st->n_bad, (long long)(p->N * p->S), lf_kernel_name(p->kernel_id),
+                 (long long)(int32_t)value);
         set_hint(r, "labels_past_int32",
                  "labels this large are corrupt (an overflowed or uninitialized "
                  "buffer, or int32/int64 confusion); PyTorch hides them here, so check the targets before "
