@@ -30,6 +30,14 @@ findings it explains are still reported and counted, as accepted, never failing.
         "labels_unchecked": True,                    # numbers for out-of-range labels (memory still judged)
         "accept": {"dtype-mismatch/kernel": "why"},  # any signature (or its start; * for any run), with a reason
 
+The LLM family (docs/llm-cross-entropy.md), none of it unless claimed:
+
+        "options": {"softcap": "logit_softcapping",  # lossfuzz's option name -> your keyword
+                    "z_loss_scale": "lse_square_scale"},   # (logit_scale, n_items, loss_mask; or any option)
+        "outputs": ["loss", "z_loss"],               # your return order; "lse" too
+        "vocab_last": True,                          # logits [B, T, V], the classes last
+        "vocab_parallel": {"group": "group", "uneven_shards": True},  # with --world-size W
+
 A key left out claims everything lossfuzz can send, except "losses" (both
 kinds of cross_entropy) and "guarded" (False). A guarded callable promises to
 raise for every call PyTorch rejects; an unguarded one only to be right on
@@ -43,7 +51,8 @@ from lossfuzz_triton_compat import enable_interpreter
 
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
               "max_spatial_dims", "backward", "max_numel",
-              "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "accept")
+              "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "accept",
+              "options", "outputs", "vocab_last", "vocab_parallel")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
 # A kernel's exception of these types is a bug in it (kernel_failed), not a
 # rejection of the call: PyTorch and guarded kernels raise RuntimeError,

@@ -36,6 +36,8 @@ ERROR_TABLE = [
     # F.linear's, before cross_entropy runs (torch 1.13 and 2.x word them differently)
     (r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
      r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
+    (r"Dimension specified as 0 but tensor has no dimensions", "target_shape",  # target.size(0) of a 0-D target
+     lambda c: c.ndim("target") == 0 and (c.ndim("input") or 0) >= 2),
     (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view
      lambda c: c.dtype("weight") is not None and c.ndim("weight") == 0),
     (r"Dimension out of range|Expected 1 or more dimensions"

@@ -19,6 +19,7 @@ import os
 import sys
 import warnings
 
+import lossfuzz_llm
 from lossfuzz_kernel import KernelError, kernel_error, load_kernel
 from lossfuzz_torch import assert_value, classify_error
 
@@ -31,7 +32,7 @@ DTYPES = ()
 OPTIONS = {}
 POSITIONAL = {}
 FUSED_LINEAR = set()  # losses whose input is hidden states: cross_entropy(linear(input, W, b), target)
-TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias")  # the options that are tensors on the wire
+TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias", "loss_mask")  # the options that are tensors on the wire
 # The tensors a gradient is asked of (lf_grad_part's order), with the flag that asks.
 GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
               ("linear_bias", "linear_bias_requires_grad"))
@@ -48,6 +49,8 @@ def read_describe(text):
     doc = json.loads(text)
     DTYPES = tuple(doc["dtypes"])
     DEFAULTS.update(doc["option_defaults"])
+    lossfuzz_llm.LLM_OPTIONS = tuple(doc["llm"]["options"])
+    lossfuzz_llm.OUTPUTS = tuple(doc["llm"]["outputs"])
     for loss in doc["losses"]:
         OPTIONS[loss["name"]] = tuple(loss["options"])
         POSITIONAL[loss["name"]] = tuple(loss["positional"])
@@ -93,10 +96,16 @@ class WireCase:
 class Worker:
     """Runs requests on one device; owns the answers (fd 4) and the shared memory map."""
 
-    def __init__(self, torch, device, kernel=None):
+    def __init__(self, torch, device, kernel=None, claims=None, ranks=None):
         """Serves "torch" (torch.nn.functional), or "kernel": the callable
-        `kernel`, called for every loss it claims as F.<loss> would be."""
+        `kernel`, called for every loss it claims as F.<loss> would be (its
+        options by the keywords its claims map them to; a vocabulary-parallel
+        one on the ranks of `ranks`, lossfuzz_ranks.py)."""
         self.torch, self.device = torch, device
+        self.claims, self.ranks = claims or {}, ranks
+        self.keywords = lossfuzz_llm.keyword_map(self.claims)
+        self.outputs = tuple(self.claims.get("outputs") or ("loss",))
+        self.names_of, self.error_of = positional, error_result  # for the ranks (lossfuzz_ranks.py)
         import torch.nn.functional as F
         # PyTorch's own functions: the torch path, and a kernel's reference
         # (F.<name>, or for a fused linear the composition below)
@@ -170,6 +179,24 @@ class Worker:
                 kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
         return tuple(self.tensor(case.doc[k]) for k in positional(case.loss)), kwargs
 
+    def call(self, case, args, kwargs, path=None):
+        """(result, {output: tensor}) of the path's function on the call: for
+        "torch", F.<loss>, or the LLM family's composition where the case
+        asks for it (lossfuzz_llm.py); for "kernel", the callable, its
+        options renamed to its keywords, its return value unpacked by its
+        claims' "outputs"."""
+        if (path or self.path) == "torch":
+            if not lossfuzz_llm.uses_llm(case.doc):
+                return self.torch_fns[case.loss](*args, **kwargs), {}
+            names = positional(case.loss)
+            named = dict(zip(names, args))
+            extra = {"vocab_last": True} if case.doc.get("vocab_last") else {}
+            if case.loss in FUSED_LINEAR:
+                extra["linear_weight"] = named.pop("linear_weight")
+            return lossfuzz_llm.cross_entropy(named["input"], named["target"], **kwargs, **extra)
+        renamed = {self.keywords.get(k, k): v for k, v in kwargs.items()}
+        return lossfuzz_llm.unpack(self.fns[case.loss](*args, **renamed), self.outputs)
+
     def run_path(self, case, values_at, cap):
         """One path's result dict; its values go to the shared memory. The
         kernel under test is also held to the rest of PyTorch's contract:
@@ -187,8 +214,10 @@ class Worker:
             if t.is_floating_point():
                 t.requires_grad_(True)
         reference = self.reference(case, args, kwargs) if self.path == "kernel" else None
+        if self.ranks is not None:  # a vocabulary-parallel kernel: its ranks answer
+            return self.ranks.run(self, case, args, kwargs, backward, upstream, wanted, values_at, cap, reference)
         try:
-            result = self.fns[case.loss](*args, **kwargs)
+            result, outputs = self.call(case, args, kwargs)
             values = result.detach().double().flatten().cpu()  # waits for the kernels
         except Exception as exc:  # torch raises RuntimeError, ValueError, IndexError, ...
             if self.device.type == "cuda" and any(s in str(exc) for s in DEAD_CONTEXT):
@@ -208,6 +237,8 @@ class Worker:
             answer["grads"] = self.grads(result, wanted, upstream, values_at + 8 * n)
             used += sum(g.get("n", 0) for g in answer["grads"].values())
             changed = changed or self.changed(given, before, "in backward")
+        if outputs:
+            answer["outputs"], used = self.put_outputs(outputs, values_at, used, cap)
         if reference is not None and used + reference.numel() <= cap:
             self.put_values(reference, values_at + 8 * used)
             answer["reference"] = {"n": reference.numel()}
@@ -218,6 +249,21 @@ class Worker:
         if changed:
             answer["changed"] = changed
         return answer
+
+    def put_outputs(self, outputs, values_at, used, cap):
+        """The answer's "outputs" (lf_llm.def's order), their values after
+        those already `used`; returns it and the new count used."""
+        out = {}
+        for name in lossfuzz_llm.OUTPUTS:
+            if name not in outputs or outputs[name] is None:
+                continue
+            v = outputs[name].detach().double().flatten().cpu()
+            if used + v.numel() > cap:
+                break
+            self.put_values(v, values_at + 8 * used)
+            out[name] = {"n": v.numel()}
+            used += v.numel()
+        return out, used
 
     def put_values(self, values, at):
         if values.numel():
@@ -263,7 +309,7 @@ class Worker:
             return None
         try:
             with torch.no_grad():
-                return self.torch_fns[case.loss](*args, **kwargs).double().flatten().cpu()
+                return self.call(case, args, kwargs, "torch")[0].double().flatten().cpu()
         except Exception:  # PyTorch rejects it: the spec's rule alone
             return None
 
@@ -283,7 +329,7 @@ class Worker:
         except Exception:  # this torch has no softmax for the dtype (1.13's CPU float16): no check
             return None
         try:
-            result = self.fns[case.loss](y, *args[1:], **kwargs)
+            result = self.call(case, (y,) + tuple(args[1:]), kwargs)[0]
             if not result.requires_grad:
                 return None  # no graph: grad-missing says so on the main call
             seed = upstream.to(result.dtype).reshape(result.shape)
@@ -395,6 +441,9 @@ def main(argv=None):
                    help="the loss table, as `lossfuzz describe --json` prints it (the executor gives it)")
     p.add_argument("--kernel", metavar="MODULE:FUNCTION",
                    help="serve this callable as the kernel under test (MODULE may be a .py file)")
+    p.add_argument("--world-size", type=int, default=0, metavar="W",
+                   help="a vocabulary-parallel kernel: run it on W ranks joined in a torch.distributed group "
+                        "(gloo on the CPU, NCCL on CUDA), each given its shard of the classes")
     args = p.parse_args(argv)
     try:
         read_describe(args.describe)
@@ -425,14 +474,22 @@ def main(argv=None):
         device = torch.device("cpu")
     hello = {"hello": "lossfuzz-worker", "protocol": PROTOCOL, "device": str(device),
              "torch": torch.__version__}
-    kernel = None
+    kernel, ranks = None, None
     if args.kernel:
         try:
             kernel, hello["kernel"] = load_kernel(args.kernel, device.type)
         except KernelError as exc:
             sys.stderr.write("lossfuzz_worker: --kernel py:%s: %s\n" % (args.kernel, exc))
             return 2
-    worker = Worker(torch, device, kernel)
+    if args.world_size:
+        import lossfuzz_ranks
+        try:
+            ranks = lossfuzz_ranks.RankPool(args.kernel, args.world_size, device.type, hello.get("kernel") or {})
+        except lossfuzz_ranks.RankError as exc:
+            sys.stderr.write("lossfuzz_worker: --world-size %d: %s\n" % (args.world_size, exc))
+            return 2
+        hello["kernel"]["world_size"] = args.world_size
+    worker = Worker(torch, device, kernel, hello.get("kernel"), ranks)
     hello["paths"] = [worker.path]
     worker.send(hello)
     requests = os.fdopen(FD_REQUESTS, "rb")

@@ -16,6 +16,11 @@
  *   ce_inplace   ce_cuda_inplace  -DCE_BUG_SOFTMAX_IN_INPUT: forward keeps its softmax in the
  *                                 caller's logits
  *
+ * The LLM family (ABI 3, docs/llm-cross-entropy.md): logit_scale and softcap
+ * on the logits as they are read, z_loss_scale * lse^2 per counted row (its
+ * mean over the counted rows, not the weights), and the outputs z_loss and
+ * lse when lossfuzz gives their buffers.
+ *
  * Check one: lossfuzz check --kernel build/examples/kernels/ce_buggy.so regressions/
  * Fuzz one:  ci/fuzz.sh fuzz_class 60 --kernel build/examples/kernels/ce_buggy.so */
 #include "ce_example.h"
@@ -34,7 +39,11 @@ typedef struct {
     int64_t ws;
     int64_t ignore_index;
     double *row_loss, *row_weight; /* scratch, [N] each: a row's weighted loss and weight */
-    const char *g;                 /* backward: the upstream gradient, [N] (reduction none) or [] */
+    double *row_z;                 /* scratch, [N]: a row's z-loss (backward: [0] the counted rows) */
+    double scale, cap, zs;         /* the LLM family: logit_scale, softcap (0: off), z_loss_scale */
+    char *lse, *z_out;             /* its outputs, or NULL: each row's lse, the reduced z-loss */
+    int64_t lse_s, z_s;
+    const char *g; /* backward: the upstream gradient, [N] (reduction none) or [] */
     int64_t gs;
     int reduction;
     char *grad; /* backward: d input, contiguous like x */
@@ -68,11 +77,26 @@ CE_DEVICE ce_state ce_merge(ce_state a, ce_state b)
     return s;
 }
 
+/* Logit j of row i as the loss sees it: scaled, then capped (softcap * tanh(x / softcap)). */
+CE_DEVICE double ce_x(const ce_args *a, int64_t i, int64_t j)
+{
+    double v = a->scale * load(a->x, a->x_f64, i * a->xs_row + j * a->xs_col);
+    return a->cap > 0 ? a->cap * tanh(v / a->cap) : v;
+}
+
+/* d ce_x / d x at logit j of row i. */
+CE_DEVICE double ce_dx(const ce_args *a, int64_t i, int64_t j)
+{
+    if (!(a->cap > 0)) return a->scale;
+    double t = tanh(a->scale * load(a->x, a->x_f64, i * a->xs_row + j * a->xs_col) / a->cap);
+    return a->scale * (1 - t * t);
+}
+
 /* Thread `tid` of `threads`: its share of row i, columns tid, tid + threads, ... */
 CE_DEVICE ce_state ce_thread_part(const ce_args *a, int64_t i, int tid, int threads)
 {
     ce_state s = {-INFINITY, 0};
-    for (int64_t j = tid; j < a->c; j += threads) s = ce_add(s, load(a->x, a->x_f64, i * a->xs_row + j * a->xs_col));
+    for (int64_t j = tid; j < a->c; j += threads) s = ce_add(s, ce_x(a, i, j));
     return s;
 }
 
@@ -91,15 +115,18 @@ CE_DEVICE void ce_check_label(const ce_args *a, int64_t label)
 CE_DEVICE void ce_finish_row(const ce_args *a, int64_t i, ce_state s)
 {
     int64_t label = ce_label(a, i);
+    double lse = s.max + log(s.sum);
+    if (a->lse) store(a->lse, a->x_f64, i * a->lse_s, lse);
     if (label == a->ignore_index) {
-        a->row_loss[i] = a->row_weight[i] = 0;
+        a->row_loss[i] = a->row_weight[i] = a->row_z[i] = 0;
         return;
     }
     ce_check_label(a, label);
     double w = a->w ? load(a->w, a->x_f64, label * a->ws) : 1;
     /* (max - x[label]) first: max + log(sum) - x[label] loses log(sum) for logits near 1e26 */
-    a->row_loss[i] = w * ((s.max - load(a->x, a->x_f64, i * a->xs_row + label * a->xs_col)) + log(s.sum));
+    a->row_loss[i] = w * ((s.max - ce_x(a, i, label)) + log(s.sum));
     a->row_weight[i] = w;
+    a->row_z[i] = a->zs * lse * lse;
 }
 
 /* The bug of -DCE_BUG_SOFTMAX_IN_INPUT (thread tid's share of row i, after
@@ -117,15 +144,21 @@ CE_DEVICE void ce_thread_keep_softmax(const ce_args *a, int64_t i, int tid, int 
 #endif
 }
 
+/* The upstream gradient of row i's loss. */
+CE_DEVICE double ce_upstream(const ce_args *a, int64_t i)
+{
+#if defined(CE_BUG_FIRST_UPSTREAM)
+    (void)i;
+    return load(a->g, a->x_f64, 0); /* the bug: one value for every row */
+#else
+    return load(a->g, a->x_f64, a->reduction == LOSSFUZZ_NONE && a->batched ? i * a->gs : 0);
+#endif
+}
+
 /* The upstream gradient row i's loss gets, divided by the total weight under mean. */
 CE_DEVICE double ce_row_scale(const ce_args *a, int64_t i)
 {
-#if defined(CE_BUG_FIRST_UPSTREAM)
-    double up = load(a->g, a->x_f64, 0); /* the bug: one value for every row */
-    (void)i;
-#else
-    double up = load(a->g, a->x_f64, a->reduction == LOSSFUZZ_NONE && a->batched ? i * a->gs : 0);
-#endif
+    double up = ce_upstream(a, i);
     return a->reduction == LOSSFUZZ_MEAN ? up / a->row_weight[0] : up;
 }
 
@@ -136,38 +169,55 @@ CE_DEVICE void ce_thread_grad(const ce_args *a, int64_t i, int tid, int threads,
     int ignored = label == a->ignore_index;
     if (!ignored) ce_check_label(a, label);
     double scale = ignored ? 0 : ce_row_scale(a, i) * (a->w ? load(a->w, a->x_f64, label * a->ws) : 1);
+    /* the z-loss's: 2 zs lse p, its mean over the counted rows (row_z[0]) */
+    double lse = s.max + log(s.sum), up = ignored ? 0 : ce_upstream(a, i);
+    double zscale = a->zs ? 2 * a->zs * lse * (a->reduction == LOSSFUZZ_MEAN ? up / a->row_z[0] : up) : 0;
     for (int64_t j = tid; j < a->c; j += threads) {
-        double p = exp(load(a->x, a->x_f64, i * a->xs_row + j * a->xs_col) - s.max) / s.sum;
-        store(a->grad, a->x_f64, i * a->c + j, ignored ? 0 : scale * (p - (j == label)));
+        double p = exp(ce_x(a, i, j) - s.max) / s.sum;
+        store(a->grad, a->x_f64, i * a->c + j,
+              ignored ? 0 : (scale * (p - (j == label)) + zscale * p) * ce_dx(a, i, j));
     }
 }
 
 /* Reduces the rows' losses into out; an unbatched call's result is its one row's loss, 0 when ignored. */
 CE_DEVICE void ce_reduce(const ce_args *a, char *out, int64_t os)
 {
-    double total = 0, weights = 0;
+    double total = 0, weights = 0, z = 0, counted = 0;
     for (int64_t i = 0; i < a->n; i++) {
-        if (a->reduction == LOSSFUZZ_NONE) store(out, a->x_f64, i * os, a->row_loss[i]);
+        if (a->reduction == LOSSFUZZ_NONE) store(out, a->x_f64, i * os, a->row_loss[i] + a->row_z[i]);
+        if (a->reduction == LOSSFUZZ_NONE && a->z_out) store(a->z_out, a->x_f64, i * a->z_s, a->row_z[i]);
         total += a->row_loss[i];
         weights += a->row_weight[i];
+        z += a->row_z[i];
+        counted += ce_label(a, i) != a->ignore_index;
     }
+    /* the CE part over the weights, the z-loss over the counted rows (Liger's rule) */
+    double zmean = a->zs ? z / counted : 0, value = 0;
+    int reduced = 1;
     if (!a->batched && a->n == 1 && ce_label(a, 0) == a->ignore_index)
-        store(out, a->x_f64, 0, 0);
+        zmean = 0;
     else if (a->reduction == LOSSFUZZ_MEAN)
-        store(out, a->x_f64, 0, total / weights); /* all ignored: 0/0 = NaN */
+        value = total / weights + zmean; /* all ignored: 0/0 = NaN */
     else if (a->reduction == LOSSFUZZ_SUM)
-        store(out, a->x_f64, 0, total);
+        value = total + z, zmean = z;
+    else
+        reduced = 0;
+    if (reduced) {
+        store(out, a->x_f64, 0, value);
+        if (a->z_out) store(a->z_out, a->x_f64, 0, zmean);
+    }
 }
 
 /* The total weight of the kept rows, into row_weight[0] (backward of mean). */
 CE_DEVICE void ce_total_weight(ce_args *a)
 {
-    double weights = 0;
+    double weights = 0, counted = 0;
     for (int64_t i = 0; i < a->n; i++) {
         int64_t label = ce_label(a, i);
-        if (label != a->ignore_index) weights += a->w ? load(a->w, a->x_f64, label * a->ws) : 1;
+        if (label != a->ignore_index) weights += a->w ? load(a->w, a->x_f64, label * a->ws) : 1, counted++;
     }
     a->row_weight[0] = weights;
+    a->row_z[0] = counted;
 }
 
 #ifdef __CUDACC__
@@ -322,7 +372,15 @@ static int prepare(const lossfuzz_call *call, ce_args *a, char *error, size_t si
     free(labels);
     if (bad >= 0) return LOSSFUZZ_REJECTED;
 #endif
-    return scratch_rows(a->n, &a->row_loss, &a->row_weight, error, size);
+    a->scale = call->logit_scale;
+    a->cap = call->softcap;
+    a->zs = call->z_loss_scale;
+    size_t rows = (size_t)(a->n ? a->n : 1); /* three arrays of a double per row, freed by finish through the first */
+    if (!(a->row_loss = (double *)scratch_alloc(sizeof(double) * 3 * rows)))
+        return reject(error, size, "cannot allocate the rows' scratch");
+    a->row_weight = a->row_loss + rows;
+    a->row_z = a->row_weight + rows;
+    return LOSSFUZZ_OK;
 }
 
 static int forward(const lossfuzz_call *call, char *error, size_t size)
@@ -331,6 +389,10 @@ static int forward(const lossfuzz_call *call, char *error, size_t size)
     int rc = prepare(call, &a, error, size);
     if (rc != LOSSFUZZ_OK) return rc;
     DLTensor *out = call->out;
+    a.lse = at_out(call->out_lse);
+    a.lse_s = call->out_lse && call->out_lse->ndim ? call->out_lse->strides[0] : 0;
+    a.z_out = at_out(call->out_z_loss);
+    a.z_s = call->out_z_loss && call->out_z_loss->ndim ? call->out_z_loss->strides[0] : 0;
     launch_rows(&a, call->stream);
     launch_reduce(&a, (char *)out->data + out->byte_offset, out->ndim ? out->strides[0] : 0, call->stream);
     return finish(a.row_loss, call->stream, error, size);
@@ -382,6 +444,8 @@ static const lossfuzz_kernel table = {
     /* .max_spatial_dims = */ 0,
     /* .forward = */ forward,
     /* .backward = */ backward,
+    /* .llm_options = */ LOSSFUZZ_LOGIT_SCALE | LOSSFUZZ_SOFTCAP | LOSSFUZZ_Z_LOSS,
+    /* .outputs = */ LOSSFUZZ_OUT_Z_LOSS | LOSSFUZZ_OUT_LSE,
 };
 
 LOSSFUZZ_KERNEL_ENTRY(table)

@@ -39,7 +39,7 @@ rm -rf "$min"
 # A case outside the claims is skipped and counted, not judged.
 expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --kernel "$dir/ce_plain.so" \
     "$regressions/bce_infinite_logits.json"
-expect 2 "was built against kernel ABI 3; this lossfuzz speaks ABI 2" "$lossfuzz" check \
+expect 2 "was built against kernel ABI 4; this lossfuzz speaks ABI 3" "$lossfuzz" check \
     --kernel "$dir/ce_wrong_abi.so" "$regressions/one_based_labels.json"
 libm=$(ldconfig -p 2>/dev/null | awk '/libm\.so\.6 / { print $NF; exit }')
 [ -z "$libm" ] || expect 2 "exports no lossfuzz_kernel_describe" "$lossfuzz" check --kernel "$libm" \
@@ -183,7 +183,7 @@ expect 1 "findings: " "$lossfuzz" fuzz --seconds 10 --jobs 2 --kernel "$dir/ce_b
 if grep -q "^# lossfuzz campaign: .*, 2 jobs" "$fz/report.md"; then ok; else fail "the report does not say 2 jobs"; fi
 expect 2 "--jobs takes a count from 1 to 256" "$lossfuzz" fuzz --jobs 0
 expect 2 "--seconds takes a positive number" "$lossfuzz" fuzz --seconds -1
-expect 2 "--target takes fuzz_class, fuzz_prob or fuzz_linear" "$lossfuzz" fuzz --target fuzz_json
+expect 2 "--target takes fuzz_class, fuzz_prob, fuzz_linear or fuzz_llm" "$lossfuzz" fuzz --target fuzz_json
 expect 2 "--seed takes a number, not 'abc'" "$lossfuzz" fuzz --seed abc
 rm -rf "$fz"
 finish

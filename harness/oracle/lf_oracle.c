@@ -71,6 +71,29 @@ void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got)
                  s->values[i], lf_dtype_name(s->out_dtype), lf_dtype_name(s->tol_dtype));
 }
 
+void lf_compare_outputs(lf_verdict *v, const char *path, const lf_result *got)
+{
+    const lf_result *s = &v->spec;
+    char cls[96];
+    snprintf(cls, sizeof cls, "output-mismatch/%s", path);
+    for (int o = 0; o < LF_OUT_COUNT; o++) {
+        const char *name = lf_llm_output_names[o];
+        if (!got->outputs[o].values || !s->outputs[o].values) continue;
+        if (got->outputs[o].n != s->outputs[o].n) {
+            lf_found(v, cls, "%s gave %lld values of %s, the spec %lld", path, (long long)got->outputs[o].n, name,
+                     (long long)s->outputs[o].n);
+            return;
+        }
+        int64_t i = lf_first_far(s->outputs[o].values, s->outputs[o].scales, got->outputs[o].values, s->outputs[o].n,
+                                 s->tol_dtype);
+        if (i >= 0) {
+            lf_found(v, cls, "%s %s[%lld] = %.9g, spec %.9g (tolerance of %s)", path, name, (long long)i,
+                     got->outputs[o].values[i], s->outputs[o].values[i], lf_dtype_name(s->tol_dtype));
+            return;
+        }
+    }
+}
+
 /* The case's recorded numbers (PyTorch's, when the case was made) against the spec. */
 static void expect_values(const lf_case *c, lf_verdict *v)
 {
@@ -234,6 +257,7 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
                  lf_cond_text(s->cond_id));
     } else if (s->kind == LF_OUTCOME_OK) {
         lf_compare_values(v, "torch", t);
+        lf_compare_outputs(v, "torch", t);
     }
 }
 
@@ -324,8 +348,9 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     lf_spec_run(c, &v->spec);
     /* A kernel under test is judged against the spec alone: lossfuzz's own
      * kernels have their own campaigns, and would only slow this one. */
-    /* lossfuzz's own kernels have no fused linear: its cases judge a kernel under test, or torch */
-    bool own_paths = !be->kernel && !lf_loss_of(c->loss)->fused_linear;
+    /* lossfuzz's own kernels have no fused linear and none of the LLM family's
+     * options: those cases judge a kernel under test, or torch */
+    bool own_paths = !be->kernel && !lf_loss_of(c->loss)->fused_linear && !lf_case_beyond_pytorch(c);
     lf_case run = *c;
     double *upstream = upstream_for(c, be, own_paths, v);
     run.backward.values = upstream;

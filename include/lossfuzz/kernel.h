@@ -1,4 +1,4 @@
-/* lossfuzz/kernel.h - the interface of a loss kernel under test (ABI version 2).
+/* lossfuzz/kernel.h - the interface of a loss kernel under test (ABI version 3).
  *
  * A kernel under test is a shared library exporting one function:
  *
@@ -45,10 +45,20 @@
  * grad_linear_weight and grad_linear_bias that is not NULL (those whose
  * tensor requires grad); it is called when any one is asked for.
  *
+ * The LLM family (ABI 3; docs/llm-cross-entropy.md): a kernel that claims
+ * some of logit_scale, softcap, z_loss_scale, n_items and the loss mask in
+ * its table's llm_options is given them in the call (the others stay at
+ * their "off" values: 1, 0, 0, 0, NULL); LOSSFUZZ_VOCAB_LAST in features
+ * takes logits [N, d.., C] with the classes last; each output claimed in
+ * `outputs` has a buffer to fill in forward: out_z_loss (the z-loss part,
+ * reduced as out is) and out_lse (each row's log-sum-exp, the target's
+ * shape), both of out's dtype.
+ *
  * Version history: 1 forward only; 2 adds backward (grad_out, grad_input
  * and the table's backward) and fused linear + cross-entropy (the linear_*
- * fields), each appended, so a version 1 kernel's source builds unchanged
- * against this header. */
+ * fields); 3 the LLM family (the call's logit_scale..out_lse, the table's
+ * llm_options and outputs); each appended, so an older kernel's source
+ * builds unchanged against this header. */
 #ifndef LOSSFUZZ_KERNEL_H
 #define LOSSFUZZ_KERNEL_H
 
@@ -61,7 +71,7 @@
 extern "C" {
 #endif
 
-#define LOSSFUZZ_KERNEL_ABI 2u
+#define LOSSFUZZ_KERNEL_ABI 3u
 
 /* Losses (a bit each in lossfuzz_kernel.losses). */
 #define LOSSFUZZ_CROSS_ENTROPY 0x1u      /* F.cross_entropy, class-index targets */
@@ -104,6 +114,18 @@ enum { LOSSFUZZ_NONE = 0, LOSSFUZZ_MEAN = 1, LOSSFUZZ_SUM = 2 };
 #define LOSSFUZZ_POS_WEIGHT 0x08u
 #define LOSSFUZZ_CONTIGUOUS_ONLY 0x10u
 #define LOSSFUZZ_LINEAR_BIAS 0x20u /* fused linear + CE: a linear_bias */
+#define LOSSFUZZ_VOCAB_LAST 0x40u  /* ABI 3: logits [N, d.., C], the classes last */
+
+/* The LLM family's options a kernel honours (ABI 3, .llm_options): in
+ * harness/model/case/lf_llm.def's order, then the loss mask. */
+#define LOSSFUZZ_LOGIT_SCALE 0x01u
+#define LOSSFUZZ_SOFTCAP 0x02u
+#define LOSSFUZZ_Z_LOSS 0x04u
+#define LOSSFUZZ_N_ITEMS 0x08u
+#define LOSSFUZZ_LOSS_MASK 0x10u
+/* Its outputs besides the loss (ABI 3, .outputs), lf_llm.def's order. */
+#define LOSSFUZZ_OUT_Z_LOSS 0x01u
+#define LOSSFUZZ_OUT_LSE 0x02u
 
 /* What forward returns. */
 enum {
@@ -132,6 +154,11 @@ typedef struct {
     const DLTensor *linear_bias;   /* [V], or NULL */
     DLTensor *grad_linear_weight;  /* backward: d loss / d linear_weight, or NULL when not asked for */
     DLTensor *grad_linear_bias;    /* backward: d loss / d linear_bias, or NULL */
+    /* ABI 3, the LLM family (at their "off" values unless claimed): */
+    double logit_scale, softcap, z_loss_scale, n_items; /* 1, 0, 0, 0 */
+    const DLTensor *loss_mask;                          /* a float or bool per row, or NULL */
+    DLTensor *out_z_loss;                               /* forward: the z-loss, reduced as out (if claimed) */
+    DLTensor *out_lse;                                  /* forward: each row's log-sum-exp (if claimed) */
 } lossfuzz_call;
 
 typedef struct {
@@ -148,6 +175,8 @@ typedef struct {
     /* d loss / d input into call->grad_input (see above), or NULL: forward
      * only. Same results and error contract as forward. */
     int (*backward)(const lossfuzz_call *call, char *error, size_t error_size);
+    uint32_t llm_options; /* ABI 3: LOSSFUZZ_LOGIT_SCALE.. it honours */
+    uint32_t outputs;     /* ABI 3: LOSSFUZZ_OUT_Z_LOSS, LOSSFUZZ_OUT_LSE it fills */
 } lossfuzz_kernel;
 
 #if defined(__GNUC__)

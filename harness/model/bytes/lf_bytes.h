@@ -29,13 +29,15 @@
 #define LF_FUZZ_WIDE_NUMEL (1 << 17)
 
 /* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations.
- * LINEAR: fused linear + cross-entropy, for kernels under test that claim it. */
+ * LINEAR: fused linear + cross-entropy, for kernels under test that claim it.
+ * LLM: class-index cross_entropy with the LLM family's options (lf_llm.def). */
 typedef enum {
     LF_TARGET_CLASS,
     LF_TARGET_PROB,
     LF_TARGET_JSON,
     LF_TARGET_RAW,
     LF_TARGET_LINEAR,
+    LF_TARGET_LLM,
     LF_TARGET_COUNT
 } lf_target;
 

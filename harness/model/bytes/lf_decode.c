@@ -44,8 +44,9 @@ const char *lf_target_name(lf_target t)
 
 int64_t lf_fuzz_numel_limit(lf_target t)
 {
-    return t == LF_TARGET_CLASS || t == LF_TARGET_PROB || t == LF_TARGET_LINEAR ? LF_FUZZ_WIDE_NUMEL
-                                                                                : LF_FUZZ_MAX_NUMEL;
+    return t == LF_TARGET_CLASS || t == LF_TARGET_PROB || t == LF_TARGET_LINEAR || t == LF_TARGET_LLM
+               ? LF_FUZZ_WIDE_NUMEL
+               : LF_FUZZ_MAX_NUMEL;
 }
 
 /* A target's name, with or without its "fuzz_" (class, prob, ...). */
@@ -365,12 +366,14 @@ static lf_loss pick_loss(unsigned kinds, uint8_t byte)
     return losses[byte % n];
 }
 
-static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
+/* llm: fuzz_llm's cross_entropy, logits with a batch dim. */
+static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill, bool llm)
 {
     int64_t shape[LF_MAX_DIMS];
-    c->loss = pick_loss(LF_TAKES(LF_CLASS_TARGETS), prm[P_LOSS]);
+    c->loss = llm ? LF_LOSS_CROSS_ENTROPY : pick_loss(LF_TAKES(LF_CLASS_TARGETS), prm[P_LOSS]);
     unsigned options = lf_loss_of(c->loss)->options;
-    int ndim = input_shape(prm, lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)], shape);
+    int rank = lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)];
+    int ndim = input_shape(prm, llm && rank < 2 ? 2 : rank, shape);
     alloc(&c->input, lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)], ndim, shape);
     int64_t C = c->input.shape[ndim == 1 ? 0 : 1];
     static const int64_t fixed_ignore[IG_COUNT] = {-100, 255, -1, 0, 0, 0, 2147483648LL};
@@ -548,6 +551,60 @@ static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_by
     layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
+/* fuzz_llm: a class-index case, then the LLM family's options from the two
+ * bytes lf_params.h names; with the class dim last, the same logits read as
+ * [N, d.., C] (the labels were drawn for C). */
+static void decode_llm(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
+{
+    decode_class(pr, prm, c, lay, fill, true);
+    if (!fill) return;
+    uint8_t a = prm[P_PROB_IGNORE], b = prm[P_POS_WEIGHT_VALUES];
+    int pick[LF_LLM_COUNT] = {[LF_LLM_SOFTCAP] = a % 8,
+                              [LF_LLM_LOGIT_SCALE] = a / 8 % 8,
+                              [LF_LLM_Z_LOSS_SCALE] = b % 8,
+                              [LF_LLM_N_ITEMS] = b / 8 % 8};
+    const double *tables[LF_LLM_COUNT] = {[LF_LLM_SOFTCAP] = lf_p_softcaps,
+                                          [LF_LLM_LOGIT_SCALE] = lf_p_logit_scales,
+                                          [LF_LLM_Z_LOSS_SCALE] = lf_p_z_loss_scales,
+                                          [LF_LLM_N_ITEMS] = lf_p_n_items};
+    lf_tensor *in = &c->input;
+    int n = in->ndim;
+    c->vocab_last = b / 64 % 2 && n >= 3;
+    if (c->vocab_last) { /* [N, C, d..] -> [N, d.., C]: the values read anew */
+        int64_t C = in->shape[1];
+        for (int d = 1; d < n - 1; d++) in->shape[d] = in->shape[d + 1];
+        in->shape[n - 1] = C;
+        in->strided = false;
+    }
+    int64_t rows = 1, counted = 0;
+    for (int d = 0; d < n; d++)
+        if (d != (c->vocab_last ? n - 1 : 1)) rows *= in->shape[d];
+    for (int64_t i = 0; i < c->target.numel; i++)
+        counted += lf_load_i64(c->target.data, c->target.dtype, i) != c->ignore_index;
+    for (int k = 0; k < LF_LLM_COUNT; k++) {
+        if (!pick[k]) continue;
+        double v = tables[k][pick[k]];
+        if (k == LF_LLM_N_ITEMS && (c->reduction == LF_REDUCTION_NONE || c->reduction == LF_REDUCTION_INVALID))
+            continue;
+        c->llm[k] = v == LF_P_N_COUNTED ? (counted ? (double)counted : 1.0) : v;
+        c->llm_given |= 1u << k;
+    }
+    int mask = a / 64;
+    if (mask && c->target.numel == rows) {
+        int64_t shape[LF_MAX_DIMS];
+        int m = 0;
+        for (int d = 0; d < n; d++)
+            if (d != (c->vocab_last ? n - 1 : 1)) shape[m++] = in->shape[d];
+        alloc(&c->loss_mask, mask == 2 ? LF_BOOL : LF_F32, m, shape);
+        uint64_t s = 0x9E3779B97F4A7C15ull * (prm[P_SEED] + 7u);
+        for (int64_t i = 0; c->loss_mask.data && i < rows; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double r = (double)(s >> 40) / (double)(1 << 24);
+            lf_store_f64(c->loss_mask.data, c->loss_mask.dtype, i, mask == 1 ? 1.0 : mask == 2 ? r < 0.7 : r);
+        }
+    }
+}
+
 /* The backward half (a kernel under test's, and lossfuzz's own paths' where
  * given: every byte but 0), from the seed byte
  * (also the weights' seed): the upstream gradient's kind (byte % 3), the
@@ -576,8 +633,10 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
         decode_prob(&pr, prm, c, &lay, fill);
     else if (t == LF_TARGET_LINEAR)
         decode_linear(&pr, prm, c, &lay, fill);
+    else if (t == LF_TARGET_LLM)
+        decode_llm(&pr, prm, c, &lay, fill);
     else
-        decode_class(&pr, prm, c, &lay, fill);
+        decode_class(&pr, prm, c, &lay, fill, false);
     decode_backward(prm[P_SEED], t == LF_TARGET_LINEAR ? prm[P_PROB_IGNORE] : 0, &c->backward);
     if (layout) *layout = lay;
 }

@@ -77,6 +77,16 @@ static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
  * 2: 1 given, 3: an invalid 3). */
 static const double lf_p_margins[] = {1.0, 0.5, 2.0, 0.0, -1.0, 0.001, 100.0, __builtin_nan("")};
 static const int64_t lf_p_margin_ps[] = {1, 2, 1, 3};
+/* fuzz_llm's options (lf_llm.def), from two bytes the class decoder leaves
+ * unread: P_PROB_IGNORE % 8 the softcap, / 8 % 8 the logit scale, / 64 the
+ * loss mask (none, ones, 0/1 bools, floats in [0, 1]); P_POS_WEIGHT_VALUES %
+ * 8 the z-loss scale, / 8 % 8 n_items (LF_P_N_COUNTED: the rows counted,
+ * as a trainer passes it), / 64 % 2 the class dim last. Index 0: not given. */
+static const double lf_p_softcaps[] = {0.0, 30.0, 1.0, 5.0, 0.5, 50.0, 0.0, 2.0};
+static const double lf_p_logit_scales[] = {1.0, 0.5, 2.0, 0.0625, 10.0, -1.0, 1.0, 0.125};
+static const double lf_p_z_loss_scales[] = {0.0, 1e-4, 1e-2, 1.0, 0.1, 0.0, 1e-3, 0.5};
+#define LF_P_N_COUNTED (-1.0)
+static const double lf_p_n_items[] = {0.0, LF_P_N_COUNTED, 1.0, 7.0, 1000.0, LF_P_N_COUNTED, 3.0, 2.0};
 
 /* Class target shapes: the right one, or a common mistake. */
 enum {

@@ -1,17 +1,18 @@
 /* lf_case.c - names, defaults and memory of cases and tensors. */
 #include "lf_case.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const lf_case_tensor_names[LF_CASE_TENSORS] = {"input",      "target",        "weight",
-                                                           "pos_weight", "linear_weight", "linear_bias"};
+const char *const lf_case_tensor_names[LF_CASE_TENSORS] = {"input",         "target",      "weight",   "pos_weight",
+                                                           "linear_weight", "linear_bias", "loss_mask"};
 
 lf_tensor *lf_case_tensor(lf_case *c, int k)
 {
-    lf_tensor *const ts[LF_CASE_TENSORS] = {&c->input,      &c->target,        &c->weight,
-                                            &c->pos_weight, &c->linear_weight, &c->linear_bias};
+    lf_tensor *const ts[LF_CASE_TENSORS] = {&c->input,         &c->target,      &c->weight,   &c->pos_weight,
+                                            &c->linear_weight, &c->linear_bias, &c->loss_mask};
     return ts[k];
 }
 
@@ -71,6 +72,8 @@ void lf_case_init(lf_case *c)
     c->ignore_index = -100;
     c->p = 1;
     c->margin = 1.0;
+    for (int k = 0; k < LF_LLM_COUNT; k++) c->llm[k] = lf_llm_defaults[k];
+    c->world_size = 1;
     c->reduction = LF_REDUCTION_MEAN;
     strcpy(c->reduction_name, "mean");
     c->backward.input_requires_grad = true;
@@ -166,12 +169,94 @@ int64_t lf_case_ignored_label(const lf_case *c)
     return lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
 }
 
+bool lf_case_beyond_pytorch(const lf_case *c)
+{
+    return c->llm_given || c->loss_mask.present || (c->vocab_last && c->input.ndim >= 3);
+}
+
+int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first)
+{
+    int w = c->world_size > 0 ? c->world_size : 1;
+    *first = 0;
+    if (c->n_shards == w) {
+        for (int k = 0; k < r; k++) *first += c->shards[k];
+        return c->shards[r];
+    }
+    int64_t even = (V + w - 1) / w; /* Megatron's and flash-attn's split: ceil(V / w) each, the last the rest */
+    *first = even * r < V ? even * r : V;
+    return (*first + even < V ? *first + even : V) - *first;
+}
+
+int lf_case_class_dim(const lf_case *c)
+{
+    const lf_tensor *in = &c->input;
+    if (in->ndim <= 1) return 0;
+    return c->vocab_last && !lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : 1;
+}
+
+int64_t lf_case_classes(const lf_case *c)
+{
+    if (lf_loss_of(c->loss)->fused_linear) return c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;
+    if (c->input.ndim == 0) return -1;
+    return c->input.shape[lf_case_class_dim(c)];
+}
+
+/* The LLM family's rules a case file must keep (docs/llm-cross-entropy.md):
+ * its numbers in range, a batch dim, a mask per row, shards of the classes. */
+static bool check_llm(const lf_case *c, char *err, size_t errlen)
+{
+    const double *o = c->llm;
+    if (!isfinite(o[LF_LLM_LOGIT_SCALE]) || !(o[LF_LLM_SOFTCAP] >= 0 && isfinite(o[LF_LLM_SOFTCAP])) ||
+        !(o[LF_LLM_Z_LOSS_SCALE] >= 0 && isfinite(o[LF_LLM_Z_LOSS_SCALE])) ||
+        !(o[LF_LLM_N_ITEMS] >= 0 && isfinite(o[LF_LLM_N_ITEMS]))) {
+        snprintf(err, errlen,
+                 "logit_scale, softcap, z_loss_scale, n_items: finite, and softcap, z_loss_scale and "
+                 "n_items >= 0");
+        return false;
+    }
+    if (o[LF_LLM_N_ITEMS] > 0 && c->reduction == LF_REDUCTION_NONE) {
+        snprintf(err, errlen, "n_items: divides a sum; reduction \"none\" has none");
+        return false;
+    }
+    bool fused = lf_loss_of(c->loss)->fused_linear;
+    if (lf_case_beyond_pytorch(c) && (fused ? c->input.ndim != 2 : c->input.ndim < 2)) {
+        snprintf(err, errlen, "the LLM options take logits with a batch dim ([N, V], [B, T, V] or [N, V, d1...])");
+        return false;
+    }
+    if (c->loss_mask.present) { /* the logits' shape without its class dim */
+        const lf_tensor *m = &c->loss_mask, *in = &c->input;
+        int64_t shape[LF_MAX_DIMS];
+        int n = 0, cls = fused ? in->ndim - 1 : lf_case_class_dim(c);
+        for (int d = 0; d < in->ndim; d++)
+            if (d != cls) shape[n++] = in->shape[d];
+        if (!(lf_dtype_is_float(m->dtype) || m->dtype == LF_BOOL) || m->ndim != n ||
+            memcmp(m->shape, shape, sizeof(int64_t) * (size_t)n)) {
+            snprintf(err, errlen,
+                     "loss_mask: a float or bool per row of the logits (their shape without the class dim)");
+            return false;
+        }
+    }
+    if (c->world_size < 1 || c->world_size > LF_MAX_WORLD || (c->n_shards && c->n_shards != c->world_size)) {
+        snprintf(err, errlen, "world_size: 1 to %d, with a shard size per rank when shards are given", LF_MAX_WORLD);
+        return false;
+    }
+    int64_t total = 0;
+    for (int r = 0; r < c->n_shards; r++) total += c->shards[r] >= 0 ? c->shards[r] : INT64_MIN / LF_MAX_WORLD;
+    if (c->n_shards && total != lf_case_classes(c)) {
+        snprintf(err, errlen, "shards: sizes >= 0 that add up to the classes (%lld)", (long long)lf_case_classes(c));
+        return false;
+    }
+    return true;
+}
+
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
 {
     const lf_loss_info *L = lf_loss_of(c->loss);
-    const bool given[LF_OPT_COUNT] = {c->weight.present,     c->has_ignore_index,    c->has_label_smoothing,
-                                      c->pos_weight.present, c->linear_bias.present, c->has_p,
-                                      c->has_margin};
+    bool given[LF_OPT_COUNT] = {c->weight.present,     c->has_ignore_index,    c->has_label_smoothing,
+                                c->pos_weight.present, c->linear_bias.present, c->has_p,
+                                c->has_margin};
+    for (int k = 0; k < LF_LLM_COUNT; k++) given[__builtin_ctz(LF_OPT_OF_LLM(k))] = (c->llm_given >> k) & 1;
+    given[__builtin_ctz(LF_OPT_LOSS_MASK)] = c->loss_mask.present;
     for (int k = 0; k < LF_OPT_COUNT; k++)
         if (given[k] && !(L->options & (1u << k))) {
             snprintf(err, errlen, "%s: %s takes no %s", lf_option_names[k], L->name, lf_option_names[k]);
@@ -181,6 +266,7 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
         snprintf(err, errlen, "linear_weight: %s takes no linear_weight", L->name);
         return false;
     }
+    if (!check_llm(c, err, errlen)) return false;
     if (L->fused_linear) {
         const lf_tensor *lw = &c->linear_weight, *lb = &c->linear_bias;
         if (!lw->present) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "lf_dtype.h"
+#include "lf_llm.h"
 #include "lf_losses.h"
 
 #define LF_MAX_DIMS 8                   /* inputs and targets up to 8-D (PyTorch takes more; cases rarely need it) */
@@ -114,6 +115,7 @@ typedef struct {
     lf_loss loss;
     lf_tensor input, target, weight, pos_weight;
     lf_tensor linear_weight, linear_bias; /* LF_LOSS_LINEAR_CROSS_ENTROPY only */
+    lf_tensor loss_mask;                  /* the LLM family: a float or bool per row (the target's shape) */
     int64_t ignore_index;                 /* default -100 */
     lf_reduction reduction;               /* default mean */
     char reduction_name[32];              /* as written; kept for invalid names */
@@ -121,6 +123,17 @@ typedef struct {
     int64_t p;                            /* multi_margin_loss: the exponent, 1 (default) or 2 */
     double margin;                        /* multi_margin_loss: default 1 */
     bool has_ignore_index, has_reduction, has_label_smoothing, has_p, has_margin;
+    /* The LLM family (lf_llm.def; docs/llm-cross-entropy.md): its options,
+     * with a bit per option written in the case (1 << lf_llm_option); the
+     * class dimension last (logits [B, T, V], targets [B, T]); and the ranks
+     * a vocabulary-parallel kernel runs on, each holding the consecutive
+     * shard of the classes shards[r] (n_shards 0: split evenly). */
+    double llm[LF_LLM_COUNT];
+    unsigned llm_given;
+    bool vocab_last;
+    int world_size; /* 1: one process */
+    int n_shards;
+    int64_t shards[LF_MAX_WORLD];
     lf_outcome_kind expect; /* LF_OUTCOME_NONE when the file gives none */
     char expect_error[48];  /* optional expected error class */
     char expect_hint[32];   /* optional expected guard hint id (a user's repro keeps it) */
@@ -133,7 +146,16 @@ typedef struct {
 
 /* The case's tensors in one order, for what treats them alike (copies,
  * the wire, the minimizer), by these indices. */
-enum { LF_T_INPUT, LF_T_TARGET, LF_T_WEIGHT, LF_T_POS_WEIGHT, LF_T_LINEAR_WEIGHT, LF_T_LINEAR_BIAS, LF_CASE_TENSORS };
+enum {
+    LF_T_INPUT,
+    LF_T_TARGET,
+    LF_T_WEIGHT,
+    LF_T_POS_WEIGHT,
+    LF_T_LINEAR_WEIGHT,
+    LF_T_LINEAR_BIAS,
+    LF_T_LOSS_MASK,
+    LF_CASE_TENSORS
+};
 extern const char *const lf_case_tensor_names[LF_CASE_TENSORS];
 lf_tensor *lf_case_tensor(lf_case *c, int k);
 const lf_tensor *lf_case_tensor_const(const lf_case *c, int k);
@@ -150,6 +172,18 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen);
  * takes none (multi_margin_loss) INT64_MAX, which no label a kernel reads as
  * int32 equals. */
 int64_t lf_case_ignored_label(const lf_case *c);
+/* Whether the case asks for more than PyTorch's function (an LLM option
+ * given, a loss mask, the class dimension last on a 3-D or larger input):
+ * then the spec alone judges it, lossfuzz's own kernels do not run it. */
+bool lf_case_beyond_pytorch(const lf_case *c);
+/* The input's class dim: 0 for a 1-D input, the last with vocab_last (not a
+ * fused linear's, whose dim 1 is the hidden size), else 1. */
+int lf_case_class_dim(const lf_case *c);
+/* The classes of the case's logits: the input's class dim (1, the last for
+ * vocab_last or a 1-D input), or a fused linear's rows; -1 where there is none. */
+int64_t lf_case_classes(const lf_case *c);
+/* The classes rank r holds of V under the case's split: [*first, *first + return). */
+int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first);
 
 /* A case with PyTorch's defaults and no tensors. */
 void lf_case_init(lf_case *c);

@@ -248,14 +248,69 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
     return true;
 }
 
+/* The LLM family's keys (lf_llm.def, vocab_last, world_size, shards). */
+static bool parse_llm(json_t *root, lf_case *c, errbuf *e)
+{
+    json_t *v;
+    for (int k = 0; k < LF_LLM_COUNT; k++)
+        if ((v = json_object_get(root, lf_llm_names[k]))) {
+            if (!get_number(v, &c->llm[k])) return fail(e, "%s: expected a number", lf_llm_names[k]);
+            c->llm_given |= 1u << k;
+        }
+    if ((v = json_object_get(root, "vocab_last"))) {
+        if (!json_is_boolean(v)) return fail(e, "vocab_last: expected true or false");
+        c->vocab_last = json_is_true(v);
+    }
+    if ((v = json_object_get(root, "world_size"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > LF_MAX_WORLD)
+            return fail(e, "world_size: expected an integer from 1 to %d", LF_MAX_WORLD);
+        c->world_size = (int)json_integer_value(v);
+    }
+    if ((v = json_object_get(root, "shards"))) {
+        if (!json_is_array(v) || json_array_size(v) > LF_MAX_WORLD)
+            return fail(e, "shards: expected a list of up to %d shard sizes", LF_MAX_WORLD);
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *s = json_array_get(v, i);
+            if (!json_is_integer(s) || json_integer_value(s) < 0)
+                return fail(e, "shards[%zu]: expected a size >= 0", i);
+            c->shards[c->n_shards++] = json_integer_value(s);
+        }
+    }
+    return true;
+}
+
 static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
-    static const char *const keys[] = {
-        "loss",         "note",         "input",     "target",          "weight", "pos_weight",   "linear_weight",
-        "linear_bias",  "ignore_index", "reduction", "label_smoothing", "expect", "expect_error", "expect_hint",
-        "expect_value", "backward",     "p",         "margin",          NULL};
+    static const char *const keys[] = {"loss",
+                                       "note",
+                                       "input",
+                                       "target",
+                                       "weight",
+                                       "pos_weight",
+                                       "linear_weight",
+                                       "linear_bias",
+                                       "ignore_index",
+                                       "reduction",
+                                       "label_smoothing",
+                                       "expect",
+                                       "expect_error",
+                                       "expect_hint",
+                                       "expect_value",
+                                       "backward",
+                                       "p",
+                                       "margin",
+                                       "loss_mask",
+                                       "vocab_last",
+                                       "world_size",
+                                       "shards",
+                                       NULL};
+    enum { N_KEYS = sizeof keys / sizeof *keys - 1 };
+    const char *all[N_KEYS + LF_LLM_COUNT + 1]; /* and the LLM options' names (lf_llm.def) */
+    memcpy(all, keys, sizeof(char *) * N_KEYS);
+    memcpy(all + N_KEYS, lf_llm_names, sizeof(char *) * LF_LLM_COUNT);
+    all[N_KEYS + LF_LLM_COUNT] = NULL;
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
-    if (!check_keys(root, "case", keys, e)) return false;
+    if (!check_keys(root, "case", all, e)) return false;
     json_t *v = json_object_get(root, "loss");
     if (!json_is_string(v) || !lf_loss_parse(json_string_value(v), &c->loss))
         return fail(e, "loss: expected cross_entropy, nll_loss, binary_cross_entropy_with_logits or "
@@ -300,6 +355,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         if (!get_number(v, &c->margin)) return fail(e, "margin: expected a number");
         c->has_margin = true;
     }
+    if (!parse_llm(root, c, e)) return false;
     if ((v = json_object_get(root, "expect")) &&
         !(json_is_string(v) && lf_outcome_parse(json_string_value(v), &c->expect)))
         return fail(e, "expect: expected \"ok\", \"host_error\" or \"device_assert\"");

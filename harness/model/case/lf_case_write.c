@@ -145,6 +145,15 @@ char *lf_case_to_json(const lf_case *c)
         lf_json_number(num, sizeof num, c->margin, LF_F64);
         put(&b, ",\n \"margin\": %s", num);
     }
+    for (int k = 0; k < LF_LLM_COUNT; k++)
+        if (c->llm_given >> k & 1) {
+            lf_json_number(num, sizeof num, c->llm[k], LF_F64);
+            put(&b, ",\n \"%s\": %s", lf_llm_names[k], num);
+        }
+    if (c->vocab_last) put(&b, ",\n \"vocab_last\": true");
+    if (c->world_size != 1) put(&b, ",\n \"world_size\": %d", c->world_size);
+    for (int r = 0; r < c->n_shards; r++) put(&b, "%s%lld", r ? ", " : ",\n \"shards\": [", (long long)c->shards[r]);
+    if (c->n_shards) put(&b, "]");
     if (c->backward.given) {
         const lf_backward *bw = &c->backward;
         put(&b, ",\n \"backward\": {\"seed\": %llu, \"upstream\": \"%s\", \"input_requires_grad\": %s",

@@ -44,6 +44,10 @@ json_t *lf_describe(void)
     lf_case_init(&d);
     json_t *defaults = json_pack("{s:I, s:f, s:I, s:f}", "ignore_index", (json_int_t)d.ignore_index, "label_smoothing",
                                  d.label_smoothing, "p", (json_int_t)d.p, "margin", d.margin);
-    return json_pack("{s:o, s:o, s:o, s:o}", "losses", losses, "dtypes", dtypes, "errors", errors, "option_defaults",
-                     defaults);
+    for (int k = 0; k < LF_LLM_COUNT; k++) json_object_set_new(defaults, lf_llm_names[k], json_real(d.llm[k]));
+    json_t *llm = json_array(), *outputs = json_array();
+    for (int k = 0; k < LF_LLM_COUNT; k++) json_array_append_new(llm, json_string(lf_llm_names[k]));
+    for (int o = 0; o < LF_OUT_COUNT; o++) json_array_append_new(outputs, json_string(lf_llm_output_names[o]));
+    return json_pack("{s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "losses", losses, "dtypes", dtypes, "errors", errors,
+                     "option_defaults", defaults, "llm", "options", llm, "outputs", outputs);
 }

@@ -13,7 +13,8 @@ static const lf_loss_info losses[LF_LOSS_COUNT] = {
 };
 
 const char *const lf_option_names[LF_OPT_COUNT] = {
-    "weight", "ignore_index", "label_smoothing", "pos_weight", "linear_bias", "p", "margin"};
+    "weight", "ignore_index", "label_smoothing", "pos_weight",   "linear_bias", "p",
+    "margin", "logit_scale",  "softcap",         "z_loss_scale", "n_items",     "loss_mask"};
 
 const lf_loss_info *lf_loss_of(lf_loss l) { return &losses[l < LF_LOSS_COUNT ? l : 0]; }
 const char *lf_loss_name(lf_loss l) { return l < LF_LOSS_COUNT ? losses[l].name : "?"; }

@@ -15,8 +15,16 @@ enum {
     LF_OPT_LINEAR_BIAS = 16,
     LF_OPT_P = 32,
     LF_OPT_MARGIN = 64,
-    LF_OPT_COUNT = 7
+    /* the LLM family (lf_llm.def, in its order, then the loss mask): not PyTorch's */
+    LF_OPT_LOGIT_SCALE = 128,
+    LF_OPT_SOFTCAP = 256,
+    LF_OPT_Z_LOSS_SCALE = 512,
+    LF_OPT_N_ITEMS = 1024,
+    LF_OPT_LOSS_MASK = 2048,
+    LF_OPT_COUNT = 12,
+    LF_OPT_LLM = LF_OPT_LOGIT_SCALE | LF_OPT_SOFTCAP | LF_OPT_Z_LOSS_SCALE | LF_OPT_N_ITEMS | LF_OPT_LOSS_MASK
 };
+#define LF_OPT_OF_LLM(k) (LF_OPT_LOGIT_SCALE << (k)) /* an lf_llm_option's bit */
 enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2 };
 extern const char *const lf_option_names[LF_OPT_COUNT]; /* bit order: "weight", "ignore_index", ... */
 

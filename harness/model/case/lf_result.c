@@ -56,6 +56,7 @@ void lf_result_free(lf_result *r)
     free(r->scales);
     for (int p = 0; p < LF_GRAD_PARTS; p++) free(r->grad[p].values);
     free(r->reference);
+    for (int o = 0; o < LF_OUT_COUNT; o++) free(r->outputs[o].values), free(r->outputs[o].scales);
     lf_result_init(r);
 }
 

@@ -42,6 +42,12 @@ typedef struct {
      * measure of the error a low-precision dtype allows (lf_oracle.h). */
     double *reference;
     int64_t n_reference;
+    /* The LLM family's other outputs (lf_llm.def): the spec's, or what a
+     * kernel returned; values NULL where there is none. */
+    struct {
+        int64_t n;
+        double *values, *scales; /* scales: the spec's */
+    } outputs[LF_OUT_COUNT];
     lf_grad grad[LF_GRAD_PARTS];
     /* The text, last: lf_result_init empties each string rather than zeroing
      * 2.5 KB (a dozen results a case made that a sixth of a small fuzz case). */

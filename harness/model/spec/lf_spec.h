@@ -86,6 +86,14 @@ void lf_spec_run_multi_margin(const lf_case *c, lf_result *r);
 void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_linear_run(const lf_case *c, lf_result *r);
+/* An ok result of the planned problem: its dtypes (the tolerance's: the
+ * coarsest the values passed through) and its shape (lf_spec_eval.c). */
+void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r);
+/* The LLM family (lf_spec_llm.c), on a planned problem PyTorch accepts
+ * (class dim 1; lf_spec_run moves a vocab_last input's): the values with
+ * their outputs (lse, z_loss), and d input given the upstream gradient. */
+void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r);
+void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstream, lf_result *g);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 
 #endif

@@ -160,6 +160,16 @@ static void put(lf_result *r, int64_t i, double v, double mag)
     r->scales[i] = mag;
 }
 
+void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r)
+{
+    r->kind = LF_OUTCOME_OK;
+    r->out_dtype = p->out_dtype;
+    /* Values are as exact as the coarsest dtype they passed through. */
+    r->tol_dtype = lf_dtype_coarsest(c->input.dtype, p->out_dtype);
+    if (p->targets != LF_CLASS_TARGETS) r->tol_dtype = lf_dtype_coarsest(r->tol_dtype, c->target.dtype);
+    r->scalar = scalar;
+}
+
 static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     bool scalar;
@@ -172,12 +182,7 @@ static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
         lf_result_error(r, "internal", "MemoryError", "out of memory");
         return;
     }
-    r->kind = LF_OUTCOME_OK;
-    r->out_dtype = p->out_dtype;
-    /* Values are as exact as the coarsest dtype they passed through. */
-    r->tol_dtype = lf_dtype_coarsest(c->input.dtype, p->out_dtype);
-    if (p->targets != LF_CLASS_TARGETS) r->tol_dtype = lf_dtype_coarsest(r->tol_dtype, c->target.dtype);
-    r->scalar = scalar;
+    lf_spec_result_ok(c, p, scalar, r);
     double eps = p->targets == LF_CLASS_TARGETS ? p->label_smoothing : 0;
     row_terms sum = {0};
     for (int64_t i = 0; i < rows; i++) {
@@ -289,7 +294,10 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
             lf_spec_device_assert(c, &p, LF_K_GATHER, gathered, r);
             return;
         }
-        spec_values(c, &p, r);
+        if (lf_case_beyond_pytorch(c))
+            lf_spec_llm_values(c, &p, r);
+        else
+            spec_values(c, &p, r);
         lf_spec_mark_narrowed(c, &p, r);
         return;
     }

@@ -165,6 +165,10 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     lf_result_init(g);
     if (!lf_spec_plan(c, &p, g)) return;
     p.logit_extra = logit_extra;
+    if (lf_case_beyond_pytorch(c)) {
+        lf_spec_llm_grad(c, &p, upstream, g);
+        return;
+    }
     int64_t rows = p.targets == LF_BINARY_TARGETS ? p.N : p.one_d ? 1 : p.N * p.S;
     double *lp = p.targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
     if (!lf_result_alloc_values(g, c->input.numel, true) || (p.targets != LF_BINARY_TARGETS && !lp)) {

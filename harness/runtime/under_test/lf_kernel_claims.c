@@ -81,6 +81,12 @@ void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
     k->features = t->features;
     k->max_spatial_dims = t->max_spatial_dims;
     k->backward = t->backward != NULL;
+    /* ABI 3: kernel.h's LLM bits are lf_llm.def's order, as LF_OPT_* from LF_OPT_LOGIT_SCALE */
+    _Static_assert(LF_OPT_LOGIT_SCALE << 4 == LF_OPT_LOSS_MASK && LOSSFUZZ_LOSS_MASK == 0x10u,
+                   "kernel.h's llm_options and lf_llm.def's order differ");
+    k->llm.options = (t->llm_options & 0x1fu) * LF_OPT_LOGIT_SCALE;
+    k->llm.outputs = t->outputs & ((1u << LF_OUT_COUNT) - 1);
+    k->llm.vocab_last = (t->features & LOSSFUZZ_VOCAB_LAST) != 0;
 }
 
 static json_t *names_of(unsigned bits, const char *const *names, size_t n)
@@ -93,13 +99,15 @@ static json_t *names_of(unsigned bits, const char *const *names, size_t n)
 
 json_t *lf_kernel_claims_json(const lf_kernel_claims *k)
 {
-    return json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:I}", "name", k->name, "device", k->device,
-                     "guarded", k->guarded, "losses", names_of(k->losses, loss_names(), LOSS_BITS), "input_dtypes",
-                     names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)), "target_dtypes",
-                     names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)), "reductions",
-                     names_of(k->reductions, reduction_names, COUNT(reduction_names)), "features",
-                     names_of(k->features, feature_names, COUNT(feature_names)), "max_spatial_dims",
-                     k->max_spatial_dims, "backward", k->backward, "max_numel", (json_int_t)k->max_numel);
+    json_t *o = json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:I}", "name", k->name, "device",
+                          k->device, "guarded", k->guarded, "losses", names_of(k->losses, loss_names(), LOSS_BITS),
+                          "input_dtypes", names_of(k->input_dtypes, dtype_names, COUNT(dtype_names)), "target_dtypes",
+                          names_of(k->target_dtypes, dtype_names, COUNT(dtype_names)), "reductions",
+                          names_of(k->reductions, reduction_names, COUNT(reduction_names)), "features",
+                          names_of(k->features, feature_names, COUNT(feature_names)), "max_spatial_dims",
+                          k->max_spatial_dims, "backward", k->backward, "max_numel", (json_int_t)k->max_numel);
+    lf_llm_claims_json(&k->llm, o);
+    return o;
 }
 
 /* A list of names into bits; false with err for an unknown name or a non-list. */
@@ -213,7 +221,8 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
            bits_of(o, "input_dtypes", dtype_names, COUNT(dtype_names), &k->input_dtypes, err, errlen) &&
            bits_of(o, "target_dtypes", dtype_names, COUNT(dtype_names), &k->target_dtypes, err, errlen) &&
            bits_of(o, "reductions", reduction_names, COUNT(reduction_names), &k->reductions, err, errlen) &&
-           bits_of(o, "features", feature_names, COUNT(feature_names), &k->features, err, errlen);
+           bits_of(o, "features", feature_names, COUNT(feature_names), &k->features, err, errlen) &&
+           lf_llm_claims_parse(o, &k->llm, err, errlen);
 }
 
 unsigned lf_kernel_loss_bit(const lf_case *c)
@@ -257,5 +266,5 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
     if (c->ignore_index != -100 && !(k->features & LOSSFUZZ_IGNORE_INDEX)) return "ignore_index";
     if (c->label_smoothing != 0 && !(k->features & LOSSFUZZ_LABEL_SMOOTHING)) return "label_smoothing";
     if ((c->input.strided || c->target.strided) && (k->features & LOSSFUZZ_CONTIGUOUS_ONLY)) return "strided";
-    return NULL;
+    return lf_llm_claims_skip(&k->llm, c);
 }

@@ -26,6 +26,21 @@ typedef struct {
     } accepted[LF_MAX_ACCEPTED];
 } lf_kernel_deviations;
 
+/* The LLM family (lf_llm.def; lf_llm_claims.c): the options it takes, each
+ * by its own keyword (a Python callable's "options": {"softcap":
+ * "logit_softcapping", ...}, any option of lossfuzz's renamed the same way),
+ * the outputs it returns besides the loss ("outputs": ["loss", "z_loss"],
+ * its return order), the class dim last ("vocab_last": [B, T, V] logits),
+ * and vocabulary parallelism ("vocab_parallel": {"group": KEYWORD,
+ * "uneven_shards": BOOL}) on the worker's world_size ranks. None by default:
+ * a kernel that says nothing is sent none of it. */
+typedef struct {
+    unsigned options; /* LF_OPT_LLM bits */
+    unsigned outputs; /* 1 << lf_llm_output */
+    bool vocab_last, vocab_parallel, uneven_shards;
+    int world_size; /* the ranks its worker runs it on (0: one process, not vocabulary-parallel) */
+} lf_llm_claims;
+
 typedef struct {
     char name[128];
     char device[16]; /* "cpu" or "cuda" */
@@ -35,6 +50,7 @@ typedef struct {
     bool backward;     /* d input is checked too (a Python callable's autograd; a C kernel's backward) */
     int64_t max_numel; /* the largest input it is sent (0: no limit): Triton's interpreter is slow */
     lf_kernel_deviations deviations;
+    lf_llm_claims llm;
 } lf_kernel_claims;
 
 /* Everything lossfuzz can send: the claims of a kernel that says nothing. */
@@ -54,6 +70,13 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c);
  * (lf_claims_fit.c): the loss between nll_loss and cross_entropy, dtypes,
  * the reduction, unclaimed options left out. lossfuzz fuzz's campaigns only. */
 void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c);
+
+/* The LLM family's part of the claims (lf_llm_claims.c): read from the
+ * hello, written to it, a case's reason to be skipped, and the fit. */
+bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t errlen);
+void lf_llm_claims_json(const lf_llm_claims *l, json_t *o);
+const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c);
+void lf_llm_claims_fit(const lf_llm_claims *l, lf_case *c);
 
 /* kernel.h's bit of the case's loss (cross_entropy's target decides
  * between class indices and probabilities, as in PyTorch: the input's shape). */

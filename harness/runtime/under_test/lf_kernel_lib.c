@@ -107,8 +107,18 @@ static int out_shape(const lf_case *c, int64_t *shape)
     }
     int n = 0;
     for (int d = 0; d < in->ndim; d++)
-        if (d != 1 || in->ndim == 1) shape[n++] = in->shape[d];
+        if (d != lf_case_class_dim(c) || in->ndim == 1) shape[n++] = in->shape[d];
     return in->ndim == 1 ? 0 : n;
+}
+
+/* A value per row of logits (an LLM kernel's lse): the input's shape without its class dim. */
+static int row_shape(const lf_case *c, int64_t *shape)
+{
+    const lf_tensor *in = &c->input;
+    int n = 0, cls = lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : lf_case_class_dim(c);
+    for (int d = 0; d < in->ndim; d++)
+        if (d != cls) shape[n++] = in->shape[d];
+    return n;
 }
 
 static void collect(const lf_backend *mem, const lf_canary_list *l, const lf_tensor *out, const void *dev_out,
@@ -124,6 +134,16 @@ static void collect(const lf_backend *mem, const lf_canary_list *l, const lf_ten
     r->out_dtype = out->dtype;
     r->scalar = out->ndim == 0;
     for (int64_t i = 0; i < out->numel; i++) r->values[i] = lf_load_f64(out->data, out->dtype, i);
+}
+
+/* An LLM output the kernel filled (ABI 3), into r->outputs[o]. */
+static void collect_output(const lf_backend *mem, lf_tensor *t, const void *dev, int o, lf_result *r)
+{
+    if (mem->to_host(t->data, dev, (size_t)t->numel * lf_dtype_size(t->dtype)) ||
+        !(r->outputs[o].values = malloc(sizeof(double) * ((size_t)t->numel + 1))))
+        return; /* not read back: not compared */
+    for (int64_t i = 0; i < t->numel; i++) r->outputs[o].values[i] = lf_load_f64(t->data, t->dtype, i);
+    r->outputs[o].n = t->numel;
 }
 
 /* The case's tensors as the kernel gets them, each with its buffer. */
@@ -269,16 +289,41 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
                               dl[LF_T_LINEAR_WEIGHT],
                               dl[LF_T_LINEAR_BIAS],
                               NULL,
+                              NULL,
+                              c->llm[LF_LLM_LOGIT_SCALE],
+                              c->llm[LF_LLM_SOFTCAP],
+                              c->llm[LF_LLM_Z_LOSS_SCALE],
+                              c->llm[LF_LLM_N_ITEMS],
+                              dl[LF_T_LOSS_MASK],
+                              NULL,
                               NULL};
+        /* ABI 3: a buffer for each output it claims (z_loss: out's shape; lse: a value per row) */
+        lf_tensor extra[LF_OUT_COUNT] = {{0}};
+        void *extra_dev[LF_OUT_COUNT] = {NULL};
+        dl_view vextra[LF_OUT_COUNT];
+        DLTensor **extra_slot[LF_OUT_COUNT] = {&call.out_z_loss, &call.out_lse};
+        for (int o = 0; o < LF_OUT_COUNT; o++) {
+            if (!(t->outputs & (1u << o))) continue;
+            int64_t rows[LF_MAX_DIMS];
+            int n = o == LF_OUT_Z_LOSS ? out.ndim : row_shape(c, rows);
+            if (!lf_tensor_alloc(&extra[o], out_dtype, n, o == LF_OUT_Z_LOSS ? out.shape : rows, err, sizeof err) ||
+                !(extra_dev[o] = lf_canary_add(&l, lf_llm_output_names[o],
+                                               (size_t)extra[o].numel * lf_dtype_size(out_dtype), out_dtype, NULL)))
+                continue; /* not given: not compared */
+            view_of(&extra[o], extra_dev[o], dev, &vextra[o]);
+            *extra_slot[o] = &vextra[o].t;
+        }
         lf_fence_watch(&l);
         int rc = t->forward(&call, err, sizeof err);
         lf_fence_watch(NULL);
         err[sizeof err - 1] = 0;
-        if (rc == LOSSFUZZ_OK)
-            collect(mem, &l, &out, o, r);
-        else if (rc == LOSSFUZZ_REJECTED)
+        if (rc == LOSSFUZZ_OK) collect(mem, &l, &out, o, r);
+        for (int x = 0; rc == LOSSFUZZ_OK && r->kind == LF_OUTCOME_OK && x < LF_OUT_COUNT; x++)
+            if (extra_dev[x]) collect_output(mem, &extra[x], extra_dev[x], x, r);
+        for (int x = 0; x < LF_OUT_COUNT; x++) lf_tensor_free(&extra[x]);
+        if (rc == LOSSFUZZ_REJECTED)
             lf_result_error(r, "kernel_rejected", "RuntimeError", "%s", err);
-        else
+        else if (rc != LOSSFUZZ_OK)
             lf_result_error(r, "kernel_failed", "RuntimeError", "forward returned %d: %s", rc, err);
         if (rc != LOSSFUZZ_OK) lf_canary_check(&l, r); /* a write out of bounds outranks the answer */
         if (r->kind == LF_OUTCOME_OK) check_unchanged(mem, g, LF_CASE_TENSORS, "in forward", r);

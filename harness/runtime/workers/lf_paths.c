@@ -34,9 +34,14 @@ bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen)
     cfg->hard_asserts = asserts && !strcmp(asserts, "hard");
     cfg->executor = env_flag("LOSSFUZZ_EXECUTOR") || !strcmp(cfg->backend, "cuda");
     cfg->torch = env_flag("LOSSFUZZ_TORCH");
-    const char *kernel = getenv("LOSSFUZZ_KERNEL");
+    const char *kernel = getenv("LOSSFUZZ_KERNEL"), *world = getenv("LOSSFUZZ_WORLD_SIZE");
     cfg->kernel = kernel && *kernel ? kernel : NULL;
     char *end = NULL;
+    cfg->world_size = world && *world ? (int)strtol(world, &end, 10) : 0;
+    if (world && *world && (*end || cfg->world_size < 1 || cfg->world_size > LF_MAX_WORLD)) {
+        snprintf(err, errlen, "LOSSFUZZ_WORLD_SIZE=%s: expected 1 to %d ranks", world, LF_MAX_WORLD);
+        return false;
+    }
     cfg->timeout_s = t && *t ? strtod(t, &end) : 0;
     if (t && *t && (*end || cfg->timeout_s <= 0)) {
         snprintf(err, errlen, "LOSSFUZZ_TIMEOUT=%s: expected a number of seconds", t);
@@ -116,9 +121,19 @@ static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, cha
     lf_exec *started = NULL;
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
         if (!candidates[i] || !find_program(candidates[i], path, sizeof path)) continue;
-        const char *argv[] = {
-            path,   script, "--describe", describe ? describe : "", "--device", device, kernel ? "--kernel" : NULL,
-            kernel, NULL};
+        char world[16];
+        snprintf(world, sizeof world, "%d", cfg->world_size);
+        const char *argv[] = {path,
+                              script,
+                              "--describe",
+                              describe ? describe : "",
+                              "--device",
+                              device,
+                              kernel ? "--kernel" : NULL,
+                              kernel,
+                              cfg->world_size && kernel ? "--world-size" : NULL,
+                              world,
+                              NULL};
         lf_exec_options o = {kernel ? "kernel worker" : "torch worker", argv, cfg->timeout_s, 0, 0, cfg->no_spare};
         char why[400];
         if ((started = lf_exec_start(&o, why, sizeof why))) break;

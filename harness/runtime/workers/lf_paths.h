@@ -18,12 +18,14 @@ typedef struct {
                               * program if it is lossfuzz, else the lossfuzz of its build) */
     const char *kernel;  /* the kernel under test, or NULL: LIB.so (a C worker loads it) or
                               * py:MODULE:FUNCTION (a Python worker imports it); harness/runtime/under_test */
+    int world_size;      /* a vocabulary-parallel py: kernel's ranks (0: one process; python/lossfuzz_ranks.py) */
 } lf_paths_config;
 
 /* The config from the environment, as the fuzz targets take it:
  * $LOSSFUZZ_BACKEND (sim|cuda), $LOSSFUZZ_ASSERTS (soft|hard),
  * $LOSSFUZZ_EXECUTOR=1, $LOSSFUZZ_TORCH=1, $LOSSFUZZ_TIMEOUT (seconds),
- * $LOSSFUZZ_WORKER, $LOSSFUZZ_KERNEL (LIB.so or py:MODULE:FUNCTION). A cuda
+ * $LOSSFUZZ_WORKER, $LOSSFUZZ_KERNEL (LIB.so or py:MODULE:FUNCTION),
+ * $LOSSFUZZ_WORLD_SIZE (its ranks). A cuda
  * backend always goes through the executor here: a fuzzing process never
  * initializes CUDA. false with err for a bad value. */
 bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen);

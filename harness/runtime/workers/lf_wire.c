@@ -41,6 +41,8 @@ void lf_wire_layout_of(const lf_case *c, const lf_wire_path *paths, int n_paths,
             l->out_cap += most + 16;
             break;
         }
+    /* the LLM family's other outputs (z_loss: as many as the result; lse: a value per row) */
+    if (lf_case_beyond_pytorch(c)) l->out_cap += most + rows + 32;
     if (c->backward.values) { /* the upstream gradient in; the gradients out, after the result */
         at += (size_t)c->backward.n_values * sizeof(double);
         for (int p = 0; p < LF_GRAD_PARTS; p++) l->out_cap += lf_grad_tensor(c, (lf_grad_part)p)->numel;
@@ -93,6 +95,19 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
     json_object_set_new(cj, "label_smoothing", wire_number(c->label_smoothing));
     if (c->has_p) json_object_set_new(cj, "p", json_integer((json_int_t)c->p));
     if (c->has_margin) json_object_set_new(cj, "margin", wire_number(c->margin));
+    for (int k = 0; k < LF_LLM_COUNT; k++)
+        if (c->llm_given >> k & 1) json_object_set_new(cj, lf_llm_names[k], wire_number(c->llm[k]));
+    if (c->vocab_last) json_object_set_new(cj, "vocab_last", json_true());
+    if (c->world_size != 1) {
+        json_t *shards = json_array();
+        int64_t V = lf_case_classes(c);
+        for (int r = 0; r < c->world_size; r++) {
+            int64_t first;
+            json_array_append_new(shards, json_integer(lf_case_shard(c, V, r, &first)));
+        }
+        json_object_set_new(cj, "world_size", json_integer(c->world_size));
+        json_object_set_new(cj, "shards", shards); /* always the sizes: the worker splits by them */
+    }
     size_t at = 0;
     for (int i = 0; i < LF_CASE_TENSORS; i++) {
         const lf_tensor *t = lf_case_tensor_const(c, i);
@@ -247,6 +262,18 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
     if ((c->has_p = json_is_integer(mp))) c->p = json_integer_value(mp);
     if ((c->has_margin = mm != NULL))
         c->margin = json_is_string(mm) ? strtod(json_string_value(mm), NULL) : json_number_value(mm);
+    for (int k = 0; k < LF_LLM_COUNT; k++) {
+        json_t *o = json_object_get(cj, lf_llm_names[k]);
+        if (!o) continue;
+        c->llm[k] = json_is_string(o) ? strtod(json_string_value(o), NULL) : json_number_value(o);
+        c->llm_given |= 1u << k;
+    }
+    c->vocab_last = json_is_true(json_object_get(cj, "vocab_last"));
+    json_t *ws = json_object_get(cj, "world_size"), *shards = json_object_get(cj, "shards");
+    if (json_is_integer(ws) && json_integer_value(ws) >= 1 && json_integer_value(ws) <= LF_MAX_WORLD)
+        c->world_size = (int)json_integer_value(ws);
+    for (size_t r = 0; json_is_array(shards) && r < json_array_size(shards) && r < LF_MAX_WORLD; r++)
+        c->shards[c->n_shards++] = json_integer_value(json_array_get(shards, r));
     for (int i = 0; i < LF_CASE_TENSORS; i++) {
         json_t *tj = json_object_get(cj, lf_case_tensor_names[i]);
         if (tj && !read_tensor(tj, lf_case_tensor(c, i), shm, shm_size, err, errlen)) goto out;
@@ -271,7 +298,7 @@ static void set_text(json_t *o, const char *key, const char *text)
 /* The backward half of an ok result, as read_grads reads it: "grads" names
  * each tensor's gradient, the values of those that are "ok" after the
  * result's in the path's area, in lf_grad_part order. */
-static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
+static int64_t write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
 {
     set_text(o, "changed", x->changed);
     set_text(o, "through_softmax", x->through_softmax);
@@ -297,6 +324,23 @@ static void write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, 
         json_object_set_new(o, "grads", grads);
     else
         json_decref(grads);
+    return at;
+}
+
+/* The LLM family's outputs of an ok result, after its gradients (read_outputs). */
+static void write_outputs(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area, int64_t at)
+{
+    json_t *outputs = json_object();
+    for (int k = 0; k < LF_OUT_COUNT; k++) {
+        if (!x->outputs[k].values || x->outputs[k].n > l->out_cap - at) continue;
+        if (x->outputs[k].n) memcpy(area + at, x->outputs[k].values, (size_t)x->outputs[k].n * sizeof(double));
+        at += x->outputs[k].n;
+        json_object_set_new(outputs, lf_llm_output_names[k], json_pack("{s:I}", "n", (json_int_t)x->outputs[k].n));
+    }
+    if (json_object_size(outputs))
+        json_object_set_new(o, "outputs", outputs);
+    else
+        json_decref(outputs);
 }
 
 char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layout *l, void *shm)
@@ -320,8 +364,10 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
             json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
             json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
         }
-        if (!too_large && x->kind == LF_OUTCOME_OK)
-            write_grads(o, x, l, (double *)shm + l->out_at / sizeof(double) + (size_t)i * (size_t)l->out_cap);
+        if (!too_large && x->kind == LF_OUTCOME_OK) {
+            double *area = (double *)shm + l->out_at / sizeof(double) + (size_t)i * (size_t)l->out_cap;
+            write_outputs(o, x, l, area, write_grads(o, x, l, area));
+        }
         if (!too_large && x->index >= 0) { /* an assert's element, or the guard's first offending one */
             json_object_set_new(o, "index", json_integer(x->index));
             json_object_set_new(o, "value", json_integer(x->value));
@@ -382,6 +428,27 @@ static bool read_grads(json_t *o, lf_result *r, const double *values, int64_t ca
     return true;
 }
 
+/* "outputs": {"z_loss": {"n": 1}, ...}: the LLM family's other outputs
+ * (lf_llm.def), after the gradients, in the list's order. */
+static bool read_outputs(json_t *oj, lf_result *r, const double *values, int64_t cap, int64_t *used, char *err,
+                         size_t errlen)
+{
+    int64_t at = 0;
+    for (int o = 0; oj && o < LF_OUT_COUNT; o++) {
+        json_t *one = json_object_get(oj, lf_llm_output_names[o]);
+        if (!one) continue;
+        json_int_t n = json_integer_value(json_object_get(one, "n"));
+        if (n < 0 || n > cap - at) return fail(err, errlen, "an output without a valid count");
+        if (!(r->outputs[o].values = malloc(sizeof(double) * ((size_t)n + 1))))
+            return fail(err, errlen, "out of memory");
+        memcpy(r->outputs[o].values, values + at, (size_t)n * sizeof(double));
+        r->outputs[o].n = n;
+        at += n;
+    }
+    *used += at;
+    return true;
+}
+
 /* "reference": {"n": 4}: PyTorch's result on the same call, after the gradients. */
 static bool read_reference(json_t *rj, lf_result *r, const double *values, int64_t cap, char *err, size_t errlen)
 {
@@ -429,6 +496,7 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     copy_text(r->through_softmax, sizeof r->through_softmax, o, "through_softmax");
     int64_t used = n;
     if (!read_grads(o, r, values + n, cap - n, &used, err, errlen)) return false;
+    if (!read_outputs(json_object_get(o, "outputs"), r, values + used, cap - used, &used, err, errlen)) return false;
     return read_reference(json_object_get(o, "reference"), r, values + used, cap - used, err, errlen);
 }
 

@@ -75,6 +75,13 @@ int lf_cli_path_option(const char *command, int o, const char *arg, lf_paths_con
     case 'E': cfg->executor = true; return 1;
     case 'T': cfg->torch = true; return 1;
     case 'K': cfg->kernel = arg; return 1;
+    case 'R':
+        cfg->world_size = (int)strtol(arg, &end, 10);
+        if (*end || end == arg || cfg->world_size < 1 || cfg->world_size > LF_MAX_WORLD) {
+            fprintf(stderr, "lossfuzz %s: --world-size takes 1 to %d ranks, not %s\n", command, LF_MAX_WORLD, arg);
+            return -1;
+        }
+        return 1;
     case 'W':
         cfg->timeout_s = strtod(arg, &end);
         if (*end || end == arg || !(cfg->timeout_s > 0)) {

@@ -48,7 +48,7 @@ bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
 #define LF_CLI_PATH_OPTIONS                                                                                            \
     {"backend", required_argument, NULL, 'b'}, {"asserts", required_argument, NULL, 'a'},                              \
         {"executor", no_argument, NULL, 'E'}, {"torch", no_argument, NULL, 'T'},                                       \
-        {"timeout", required_argument, NULL, 'W'},                                                                     \
+        {"timeout", required_argument, NULL, 'W'}, {"world-size", required_argument, NULL, 'R'},                       \
     {                                                                                                                  \
         "kernel", required_argument, NULL, 'K'                                                                         \
     }
@@ -62,7 +62,9 @@ bool lf_cli_parse_target(const char *command, const char *name, lf_target *out);
     "                  and check it against the spec\n"                                                                \
     "  --timeout S     a worker that takes longer than S seconds on a case is a hang (60)\n"                           \
     "  --kernel K      the kernel under test, judged against the spec: LIB.so (a library\n"                            \
-    "                  built against include/lossfuzz/kernel.h) or py:MODULE:FUNCTION\n"
+    "                  built against include/lossfuzz/kernel.h) or py:MODULE:FUNCTION\n"                               \
+    "  --world-size W  a vocabulary-parallel py: kernel, run on W ranks in one torch.distributed\n"                    \
+    "                  group, each given its shard of the classes (docs/llm-cross-entropy.md)\n"
 /* Handles option o of LF_CLI_PATH_OPTIONS into cfg: 1 handled, 0 not one of
  * them, -1 a bad value (printed, naming the command). */
 int lf_cli_path_option(const char *command, int o, const char *arg, lf_paths_config *cfg);

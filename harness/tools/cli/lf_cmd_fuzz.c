@@ -25,7 +25,7 @@
 #include "lf_fuzz_run.h"
 
 static const char usage[] =
-    "usage: lossfuzz fuzz [--target fuzz_class|fuzz_prob|fuzz_linear] [--seconds S] [--seed N]\n"
+    "usage: lossfuzz fuzz [--target fuzz_class|fuzz_prob|fuzz_linear|fuzz_llm] [--seconds S] [--seed N]\n"
     "                     [--corpus DIR] [--out DIR] [--first] [--jobs N] [--kernel LIB.so|py:MODULE:FUNCTION]\n"
     "                     [--backend sim|cuda] [--asserts soft|hard]\n"
     "\n"
@@ -107,7 +107,7 @@ int lf_cmd_fuzz(int argc, char **argv)
         char *end = NULL;
         if (o == 't' &&
             (!lf_cli_parse_target("fuzz", optarg, &target) || target == LF_TARGET_JSON || target == LF_TARGET_RAW)) {
-            fprintf(stderr, "lossfuzz fuzz: --target takes fuzz_class, fuzz_prob or fuzz_linear\n");
+            fprintf(stderr, "lossfuzz fuzz: --target takes fuzz_class, fuzz_prob, fuzz_linear or fuzz_llm\n");
             return LF_EXIT_UNUSABLE;
         }
         if (o == 's' && (!((seconds = strtod(optarg, &end)) > 0) || *end)) {
@@ -162,10 +162,14 @@ int lf_cmd_fuzz(int argc, char **argv)
     }
     double elapsed = (lf_now_ms() - start) / 1e3;
     if (!be && !(be = lf_cli_backend("fuzz", &cfg))) return LF_EXIT_UNUSABLE; /* the report re-checks the repros */
-    char title[256];
+    char title[4400], kernel[4200]; /* the kernel as --kernel gives it again: its ranks too */
+    snprintf(kernel, sizeof kernel, "%.4000s", cfg.kernel ? cfg.kernel : "");
+    if (cfg.kernel && cfg.world_size)
+        snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --world-size %d", cfg.world_size);
     snprintf(title, sizeof title, "%s, %s, %.0f s, %d job%s", lf_target_name(target),
-             cfg.kernel ? cfg.kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
-    int entries = 0, findings = lf_cli_campaign_report(out_dir, be, cfg.kernel, title, junit_path, &entries);
+             cfg.kernel ? kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
+    int entries = 0,
+        findings = lf_cli_campaign_report(out_dir, be, cfg.kernel ? kernel : NULL, title, junit_path, &entries);
     char ran[96] = "";
     if (cfg.kernel)
         snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);

@@ -97,12 +97,15 @@ static int follower_dim(const lf_case *c, int which, int d)
         !lf_loss_has_classes(c->loss) ||
         (in->ndim == c->target.ndim && !memcmp(in->shape, c->target.shape, sizeof(int64_t) * (size_t)in->ndim));
     bool linear = lf_loss_of(c->loss)->fused_linear;
-    int class_dim = in->ndim == 1 ? 0 : 1, k = -1;
+    int class_dim = lf_case_class_dim(c), k = -1;
+    int row_dim = in->ndim == 1 || d == class_dim ? -1 : d < class_dim ? d : d - 1; /* in the rows' shape */
     if (!t->present) return -1;
     if (which == LF_T_INPUT)
         k = d;
     else if (which == LF_T_TARGET)
-        k = same_shape ? d : (in->ndim == 1 ? -1 : d == 0 ? 0 : d == class_dim ? -1 : d - 1);
+        k = same_shape ? d : row_dim;
+    else if (which == LF_T_LOSS_MASK) /* a value per row: the rows' shape (a fused linear's: [N]) */
+        k = linear ? (d == 0 ? 0 : -1) : row_dim;
     else if (linear)
         k = which == LF_T_LINEAR_WEIGHT && d == class_dim ? 1 : -1;
     else if (!lf_loss_has_classes(c->loss))
@@ -129,7 +132,7 @@ static void shift_labels(const lf_case *c, int64_t lo, int64_t hi, lf_case *out)
 static void shift_labels_after(const lf_case *c, int d, int64_t lo, int64_t hi, lf_case *out)
 {
     bool class_targets = lf_loss_has_classes(c->loss) && !lf_loss_of(c->loss)->fused_linear &&
-                         follower_dim(c, LF_T_TARGET, d) < 0 && d == (c->input.ndim == 1 ? 0 : 1) &&
+                         follower_dim(c, LF_T_TARGET, d) < 0 && d == lf_case_class_dim(c) &&
                          !lf_dtype_is_float(c->target.dtype);
     if (class_targets) shift_labels(c, lo, hi, out);
 }
@@ -227,9 +230,10 @@ static bool shrink_shapes(ctx *x, lf_case *c)
 {
     lf_case cand;
     bool changed = false;
-    int class_dim = c->input.ndim == 1 ? 0 : 1;
-    for (int d = c->input.ndim - 1; d >= 2 && !x->keep_layout && !stopped(x); d--)
-        if (cut(c, d, true, 0, 0, &cand) && try_candidate(x, c, &cand)) changed = true;
+    int class_dim = lf_case_class_dim(c);
+    for (int d = c->input.ndim - 1; d >= 1 && !x->keep_layout && !stopped(x); d--) /* the spatial dims */
+        if (d != class_dim && (d >= 2 || class_dim != 1) && cut(c, d, true, 0, 0, &cand) && try_candidate(x, c, &cand))
+            changed = true;
     for (int d = 0; d < c->input.ndim && !stopped(x); d++) {
         if (x->keep_layout && d == class_dim) continue; /* the user's classes stay */
         for (int64_t k = c->input.shape[d] > 1 ? c->input.shape[d] / 2 : 1; k >= 1 && !stopped(x); k /= 2)
@@ -256,10 +260,20 @@ static bool simplify_options(ctx *x, lf_case *c)
 {
     lf_case cand;
     bool changed = false;
-    for (int k = 0; k < 7 && !stopped(x); k++) {
+    for (int k = 0; k < 8 + LF_LLM_COUNT && !stopped(x); k++) {
         if (!lf_case_copy(c, &cand)) return changed;
         bool differs = true;
-        switch (k) {
+        if (k >= 8) { /* the LLM family's options (lf_llm.def), each back to "off" */
+            differs = cand.llm_given >> (k - 8) & 1;
+            cand.llm_given &= ~(1u << (k - 8));
+            cand.llm[k - 8] = lf_llm_defaults[k - 8];
+        }
+        switch (k < 8 ? k : -1) {
+        case -1: break;
+        case 7:
+            differs = cand.loss_mask.present;
+            lf_tensor_free(&cand.loss_mask);
+            break;
         case 5:
             differs = cand.input.strided;
             cand.input.strided = false;

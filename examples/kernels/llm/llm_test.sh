@@ -1,0 +1,71 @@
+#!/bin/sh
+# llm_test.sh LOSSFUZZ - the LLM cross-entropy family end to end
+# (docs/llm-cross-entropy.md), on kernels written apart from lossfuzz:
+# - the spec against the definitions composed of torch ops (Debian's torch),
+#   fuzz_llm for LLM_TEST_SECONDS (60): no disagreement;
+# - the Triton softcap + z-loss kernel (Triton's interpreter) and the plain
+#   torch vocabulary-parallel kernel (2 gloo ranks): no finding in
+#   LLM_TEST_SECONDS each; their buggy copies each found from an empty corpus
+#   within 60 s, 3 of 3 seeds;
+# - a rank that skips a collective: hang/kernel, every rank replaced, the
+#   next case judged;
+# - the examples' own standalone check (check_examples.py).
+# Skips (77) without a Python that has torch and triton (ci/setup.sh's .venv).
+. "$(dirname "$0")/../../../harness/tests/lf_expect.sh"
+lossfuzz=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+seconds=${LLM_TEST_SECONDS:-60}
+cd "$(dirname "$0")/../../.." || exit 2
+py=${LOSSFUZZ_PYTHON:-.venv/bin/python3}
+if ! "$py" -c "import torch, triton" 2>/dev/null; then
+    echo "skipped: $py has no torch and triton (ci/setup.sh makes .venv)"
+    exit 77
+fi
+export LOSSFUZZ_PYTHON="$py" LOSSFUZZ_PROGRESS=off
+k=examples/kernels/llm
+work=$(mktemp -d)
+empty="$work/empty"
+mkdir -p "$empty"
+triton="py:$k/softcap_zloss_triton.py:cross_entropy" triton_buggy="py:$k/softcap_zloss_triton_buggy.py:cross_entropy"
+vp="py:$k/vocab_parallel_ce.py:vocab_parallel_cross_entropy"
+vp_buggy="py:$k/vocab_parallel_ce_buggy.py:vocab_parallel_cross_entropy"
+
+# clean KERNEL WORLD: no finding in $seconds (WORLD 0: one process).
+clean() {
+    world=""
+    [ "$2" -gt 0 ] && world="--world-size $2"
+    # shellcheck disable=SC2086
+    expect 0 "findings: 0" "$lossfuzz" fuzz --target fuzz_llm --seconds "$seconds" --kernel "$1" $world \
+        --out "$work/clean"
+}
+# found KERNEL WORLD: its first finding within 60 s from an empty corpus, seeds 1 to 3.
+found() {
+    world=""
+    [ "$2" -gt 0 ] && world="--world-size $2"
+    for seed in 1 2 3; do
+        # shellcheck disable=SC2086
+        expect 1 "finding " "$lossfuzz" fuzz --target fuzz_llm --corpus "$empty" --seed "$seed" --first --seconds 60 \
+            --kernel "$1" $world --out "$work/found-$seed"
+        grep -h "^first after" "$work/found-$seed/report.md" | sed "s|^|  $1 seed $seed: |"
+    done
+}
+
+expect 0 "findings: 0" "$lossfuzz" fuzz --target fuzz_llm --torch --seconds "$seconds" --out "$work/torch"
+clean "$triton" 0
+found "$triton_buggy" 0
+clean "$vp" 2
+found "$vp_buggy" 2
+# A rank that never joins a collective: the case's finding, then every rank anew.
+export LOSSFUZZ_RANK_TIMEOUT=3
+expect 1 "1 passed, 1 failed" "$lossfuzz" check --world-size 2 \
+    --kernel "py:$k/vocab_parallel_hang.py:cross_entropy" $k/cases/all_ignored.json $k/cases/two_ranks.json
+expect 1 "hang/kernel: kernel: rank 0 of 2 gave no answer" "$lossfuzz" check --world-size 2 \
+    --kernel "py:$k/vocab_parallel_hang.py:cross_entropy" $k/cases/all_ignored.json
+# A world size the case was not made for is skipped and said; a kernel without the claim is refused.
+expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --world-size 3 --kernel "$vp" \
+    $k/cases/two_ranks.json
+expect 2 "does not claim \"vocab_parallel\"" "$lossfuzz" check --world-size 2 --kernel "$triton" \
+    $k/cases/two_ranks.json
+expect 2 "--world-size takes 1 to 8 ranks" "$lossfuzz" check --world-size 9 --kernel "$vp" $k/cases/two_ranks.json
+expect 0 "its bugs are caught" "$py" $k/check_examples.py
+rm -rf "$work"
+finish

@@ -1,0 +1,290 @@
+"""Vocabulary-parallel kernels under test: W rank processes joined in one
+torch.distributed group (gloo on the CPU, NCCL on CUDA), started by the worker
+(lossfuzz_worker.py --world-size W) and kept for the whole campaign.
+
+For each case the worker hands every rank its consecutive shard of the
+classes (the case's "shards" sizes: logits [N, V_r], the class dim last or
+1), the whole target and class weight, the options renamed to the kernel's
+keywords, and the process group under the keyword its claims name
+("vocab_parallel": {"group": "process_group"}). Each rank calls the kernel,
+then autograd on its shard; the worker answers with the rank whose loss and
+outputs are farthest from the definitions' float64 value (every rank must
+hold the whole loss), and the gradient shards put together. A rank that
+does not answer within the deadline (a collective another rank never
+joined) is the case's finding (rank_hang), a rank that dies its own
+(worker_crash); either way every rank is replaced before the next case."""
+import os
+import socket
+import sys
+import time
+import traceback
+
+RANK_TIMEOUT_S = float(os.environ.get("LOSSFUZZ_RANK_TIMEOUT", "10"))
+
+
+class RankError(Exception):
+    """The ranks cannot be started."""
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def die_with_parent():
+    """A rank dies with the worker (the executor's watchdog kills the worker, not its children)."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def rank_main(rank, world_size, port, kernel_spec, device_type, conn):
+    """One rank: load the kernel, join the group, answer tasks until EOF."""
+    die_with_parent()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import datetime
+    import torch
+    import torch.distributed as dist
+    from lossfuzz_kernel import load_kernel
+    torch.set_num_threads(1)
+    try:
+        fn, claims = load_kernel(kernel_spec, device_type)
+        backend = "nccl" if device_type == "cuda" else "gloo"
+        if device_type == "cuda":
+            torch.cuda.set_device(rank % torch.cuda.device_count())
+        dist.init_process_group(backend, init_method="tcp://127.0.0.1:%d" % port, rank=rank,
+                                world_size=world_size, timeout=datetime.timedelta(seconds=max(RANK_TIMEOUT_S, 30)))
+    except BaseException as exc:
+        conn.send({"ready": False, "error": "%s: %s" % (type(exc).__name__, exc)})
+        return
+    conn.send({"ready": True})
+    group = dist.group.WORLD
+    group_kw = (claims.get("vocab_parallel") or {}).get("group", "group")
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(run_task(torch, fn, task, group, group_kw, device_type))
+        except Exception as exc:  # the task could not be answered (an unpicklable result)
+            conn.send({"raised": exc.__class__.__name__, "message": str(exc)})
+
+
+def run_task(torch, fn, task, group, group_kw, device_type):
+    """The kernel on this rank's shard: its result, outputs, gradients and
+    whether it changed a tensor it was given."""
+    import lossfuzz_llm
+    dev = torch.device("cuda", torch.cuda.current_device()) if device_type == "cuda" else torch.device("cpu")
+    args = [t.to(dev) for t in task["args"]]
+    kwargs = {k: (v.to(dev) if torch.is_tensor(v) else v) for k, v in task["kwargs"].items()}
+    wanted = task["wanted"]
+    given = list(zip(task["names"], args)) + [(k, v) for k, v in kwargs.items() if torch.is_tensor(v)]
+    before = [t.detach().clone() for _, t in given]
+    if wanted and args[0].is_floating_point():
+        args[0].requires_grad_(True)
+    kwargs[group_kw] = group
+    try:
+        result, outputs = lossfuzz_llm.unpack(fn(*args, **kwargs), task["outputs"])
+        values = result.detach().double().flatten().cpu()
+    except Exception as exc:
+        return {"raised": type(exc).__name__, "message": str(exc).split("\n", 1)[0]}
+    answer = {"values": values, "scalar": result.dim() == 0, "dtype": str(result.dtype).replace("torch.", ""),
+              "outputs": {k: v.detach().double().flatten().cpu() for k, v in outputs.items() if v is not None}}
+    if wanted:
+        if not args[0].requires_grad or not result.requires_grad:
+            answer["grad"] = ("missing", "the result does not require grad (no graph back to the input)")
+        else:
+            try:
+                seed = task["upstream"].to(dev).to(result.dtype).reshape(result.shape)
+                (g,) = torch.autograd.grad(result, [args[0]], seed, allow_unused=True)
+                answer["grad"] = ("ok", g.detach().cpu()) if g is not None else \
+                    ("missing", "the graph does not reach the input")
+            except Exception as exc:
+                answer["grad"] = ("error", "%s: %s" % (type(exc).__name__, str(exc).split("\n", 1)[0]))
+    from lossfuzz_worker import same_size_ints  # bits, NaN payloads included
+    for (name, t), copy in zip(given, before):
+        if t.shape != copy.shape or not torch.equal(same_size_ints(torch, t.detach()), same_size_ints(torch, copy)):
+            answer["changed"] = "%s (on its rank)" % name
+            break
+    return answer
+
+
+class RankPool:
+    """W ranks, (re)started together."""
+
+    def __init__(self, kernel_spec, world_size, device_type, claims):
+        if not kernel_spec:
+            raise RankError("needs --kernel (a vocabulary-parallel callable)")
+        if not 1 <= world_size <= 8:
+            raise RankError("the world size is 1 to 8")
+        if not claims.get("vocab_parallel"):
+            raise RankError("%s does not claim \"vocab_parallel\" (its process-group keyword)" % kernel_spec)
+        self.spec, self.world_size, self.device_type = kernel_spec, world_size, device_type
+        self.outputs = tuple(claims.get("outputs") or ("loss",))
+        self.keywords = dict(claims.get("options") or {})
+        self.procs, self.conns = [], []
+        self.start()
+
+    def start(self):
+        import multiprocessing
+        ctx = multiprocessing.get_context("spawn")
+        port = free_port()
+        self.procs, self.conns = [], []
+        for r in range(self.world_size):
+            mine, theirs = ctx.Pipe()
+            p = ctx.Process(target=rank_main, args=(r, self.world_size, port, self.spec, self.device_type, theirs),
+                            daemon=True)
+            p.start()
+            self.procs.append(p)
+            self.conns.append(mine)
+        deadline = time.monotonic() + 120
+        for r, conn in enumerate(self.conns):
+            if not conn.poll(max(0.0, deadline - time.monotonic())):
+                self.stop()
+                raise RankError("rank %d did not join the group in 120 s" % r)
+            hello = conn.recv()
+            if not hello.get("ready"):
+                self.stop()
+                raise RankError("rank %d: %s" % (r, hello.get("error")))
+
+    def stop(self):
+        for p in self.procs:
+            if p.is_alive():
+                p.kill()
+        for p in self.procs:
+            p.join(5)
+        for c in self.conns:
+            c.close()
+        self.procs, self.conns = [], []
+
+    def shards(self, case, V):
+        sizes = case.doc.get("shards") or [V]
+        if len(sizes) != self.world_size or sum(sizes) != V or min(sizes) < 0:
+            raise ValueError("the case's shards %r do not split %d classes over %d ranks" % (sizes, V, self.world_size))
+        return sizes
+
+    def run(self, worker, case, args, kwargs, backward, upstream, wanted, values_at, cap, reference):
+        """The worker's answer for one case (lossfuzz_worker.Worker.run_path's)."""
+        torch = worker.torch
+        if case.loss != "cross_entropy" or case.doc["target"]["dtype"] not in ("int64", "int32", "uint8", "bool"):
+            return {"outcome": "host_error", "error": "unsupported_path",
+                    "message": "vocabulary-parallel kernels take cross_entropy with class indices only"}
+        x = args[0]
+        dim = x.dim() - 1 if (case.doc.get("vocab_last") or x.dim() <= 2) else 1
+        V = x.shape[dim] if x.dim() else 0
+        sizes = self.shards(case, V)
+        pieces = torch.split(x.detach().cpu(), sizes, dim=dim) if x.dim() else [x] * self.world_size
+        renamed = {self.keywords.get(k, k): (v.detach().cpu() if torch.is_tensor(v) else v) for k, v in kwargs.items()}
+        tasks = [{"args": [p.contiguous()] + [a.detach().cpu() for a in args[1:]], "names": worker.names_of(case.loss),
+                  "kwargs": renamed, "wanted": bool(wanted), "outputs": self.outputs,
+                  "upstream": upstream.cpu() if upstream is not None else None} for p in pieces]
+        answers = self.exchange(tasks)
+        if isinstance(answers, dict):  # a hang or a crash: every rank replaced
+            return answers
+        raised = [a for a in answers if "raised" in a]
+        if raised:  # the first rank's exception stands for the call's
+            return worker.error_of(case, make_exception(raised[0]), True)
+        pick = farthest(torch, answers, case, args, kwargs, worker)
+        a = answers[pick]
+        values = a["values"]
+        n = values.numel()
+        if n > cap:
+            return {"outcome": "host_error", "error": "result_too_large", "message": "%d values" % n}
+        worker.put_values(values, values_at)
+        answer = {"outcome": "ok", "n": n, "scalar": a["scalar"], "dtype": a["dtype"]}
+        used = n
+        changed = next((b["changed"] for b in answers if b.get("changed")), None)
+        if wanted:
+            states = [b.get("grad", ("missing", "no gradient")) for b in answers]
+            bad = next((s for s in states if s[0] != "ok"), None)
+            if bad:
+                answer["grads"] = {"input": {"state": bad[0], "message": bad[1]}}
+            else:
+                g = torch.cat([s[1] for s in states], dim=dim)
+                if used + g.numel() <= cap:
+                    worker.put_values(g.double().flatten(), values_at + 8 * used)
+                    answer["grads"] = {"input": {"state": "ok", "n": g.numel(),
+                                                 "dtype": str(g.dtype).replace("torch.", "")}}
+                    used += g.numel()
+        if a["outputs"]:
+            answer["outputs"], used = worker.put_outputs(a["outputs"], values_at, used, cap)
+        if reference is not None and used + reference.numel() <= cap:
+            worker.put_values(reference, values_at + 8 * used)
+            answer["reference"] = {"n": reference.numel()}
+        if changed:
+            answer["changed"] = changed
+        return answer
+
+    def exchange(self, tasks):
+        """Each rank's answer, or the error answer of a hang or a crash."""
+        try:
+            for conn, task in zip(self.conns, tasks):
+                conn.send(task)
+        except (BrokenPipeError, OSError):
+            return self.failed("worker_crash", "a rank of the vocabulary-parallel kernel died")
+        deadline = time.monotonic() + RANK_TIMEOUT_S
+        answers = []
+        for r, (conn, proc) in enumerate(zip(self.conns, self.procs)):
+            while not conn.poll(0.05):
+                if not proc.is_alive():
+                    return self.failed("worker_crash", "rank %d of %d died (exit %s)" % (r, self.world_size,
+                                                                                        proc.exitcode))
+                if time.monotonic() > deadline:
+                    return self.failed("rank_hang", "rank %d of %d gave no answer in %g s (a collective another "
+                                       "rank never joined?)" % (r, self.world_size, RANK_TIMEOUT_S))
+            try:
+                answers.append(conn.recv())
+            except EOFError:
+                return self.failed("worker_crash", "rank %d of %d died" % (r, self.world_size))
+        return answers
+
+    def failed(self, error, message):
+        sys.stderr.write("lossfuzz_ranks: %s; restarting the %d ranks\n" % (message, self.world_size))
+        self.stop()
+        try:
+            self.start()
+        except RankError as exc:
+            message += "; the ranks could not be restarted: %s" % exc
+        return {"outcome": "host_error", "error": error, "message": message}
+
+
+def make_exception(raised):
+    """A rank's exception again, by its type's name where it is a builtin."""
+    kind = __builtins__.get(raised["raised"]) if isinstance(__builtins__, dict) else getattr(
+        __builtins__, raised["raised"], None)
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        try:
+            return kind(raised["message"])
+        except Exception:
+            pass
+    return RuntimeError(raised["message"])
+
+
+def farthest(torch, answers, case, args, kwargs, worker):
+    """The rank whose loss (and outputs) is farthest from the definitions'
+    float64 value: the one to judge, as every rank must hold the loss."""
+    if len(answers) == 1:
+        return 0
+    try:
+        with torch.no_grad():
+            want = worker.call(case, tuple(a.double() if a.is_floating_point() else a for a in args),
+                               {k: (v.double() if torch.is_tensor(v) and v.is_floating_point() else v)
+                                for k, v in kwargs.items()}, "torch")[0].double().flatten().cpu()
+    except Exception:
+        traceback.print_exc()
+        return 0
+
+    def distance(a):
+        v = a["values"]
+        if v.shape != want.shape:
+            return float("inf")
+        d = (v - want).abs()
+        d = torch.where(torch.isnan(v) != torch.isnan(want), torch.full_like(d, float("inf")), d.nan_to_num(0.0))
+        return float(d.max()) if d.numel() else 0.0
+
+    return max(range(len(answers)), key=lambda r: distance(answers[r]))
