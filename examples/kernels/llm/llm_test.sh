@@ -66,6 +66,13 @@ expect 0 "1 skipped (outside the kernel's claims)" "$lossfuzz" check --world-siz
 expect 2 "does not claim \"vocab_parallel\"" "$lossfuzz" check --world-size 2 --kernel "$triton" \
     $k/cases/two_ranks.json
 expect 2 "--world-size takes 1 to 8 ranks" "$lossfuzz" check --world-size 9 --kernel "$vp" $k/cases/two_ranks.json
+# A dumped batch carries the family too: its options as 0-d arrays, the mask as loss_mask.
+"$py" -c "import numpy as np; np.savez('$work/batch.npz', logits=np.linspace(-3, 3, 15, dtype=np.float32).reshape(3, 5),
+labels=np.array([1, 4, -100]), softcap=np.array(2.0), z_loss_scale=np.array(0.01),
+loss_mask=np.array([1.0, 0.5, 1.0], dtype=np.float32)); np.savez('$work/typo.npz', logits=np.zeros((1, 2), np.float32),
+labels=np.array([0]), softcapp=np.array(2.0))"
+expect 0 "1 passed, 0 failed" "$lossfuzz" check --torch "$work/batch.npz"
+expect 2 "softcapp: unknown array; did you mean softcap?" "$lossfuzz" check "$work/typo.npz"
 expect 0 "its bugs are caught" "$py" $k/check_examples.py
 rm -rf "$work"
 finish

@@ -1,5 +1,5 @@
 /* lf_dump_load.c - a dump file as a case: the format by its magic bytes,
- * tensors by name (input/logits, target/labels/mask, weight, pos_weight), and
+ * tensors by name (input/logits, target/labels/mask, weight, pos_weight, loss_mask), and
  * the loss and options from safetensors metadata or 0-d .npz arrays
  * (lf_dump_option.c). Every array must have a known name (lf_dump_names.c). */
 #include <stdio.h>
@@ -61,12 +61,13 @@ bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen)
 {
     static const char *const input[] = {"input", "logits", NULL}, *const target[] = {"target", "labels", "mask", NULL};
     static const char *const weight[] = {"weight", NULL}, *const pos_weight[] = {"pos_weight", NULL};
-    const lf_array *in, *tg, *w, *pw;
+    static const char *const loss_mask[] = {"loss_mask", NULL};
+    const lf_array *in, *tg, *w, *pw, *lm;
     lf_case_init(c);
     for (int i = 0; i < d->n; i++)
         if (!lf_dump_check_array_name(d->arrays[i].name, err, errlen)) return false;
     if (!find(d, input, &in, err, errlen) || !find(d, target, &tg, err, errlen) || !find(d, weight, &w, err, errlen) ||
-        !find(d, pos_weight, &pw, err, errlen))
+        !find(d, pos_weight, &pw, err, errlen) || !find(d, loss_mask, &lm, err, errlen))
         return false;
     if (!in || !tg) {
         snprintf(err, errlen, "the dump needs arrays named input (or logits) and target (or labels, mask)");
@@ -81,6 +82,7 @@ bool lf_dump_to_case(const lf_dump *d, lf_case *c, char *err, size_t errlen)
     borrow(tg, &c->target);
     if (w) borrow(w, &c->weight);
     if (pw) borrow(pw, &c->pos_weight);
+    if (lm) borrow(lm, &c->loss_mask);
     return lf_case_check_options(c, err, errlen);
 }
 

@@ -7,8 +7,21 @@
 
 #include "lf_dump.h"
 
-static const char *const tensors[] = {"input", "logits", "target", "labels", "mask", "weight", "pos_weight", NULL};
+static const char *const tensors[] = {"input",  "logits",     "target",    "labels", "mask",
+                                      "weight", "pos_weight", "loss_mask", NULL};
+/* and the LLM family's, lf_llm_names (lf_llm.def) */
 static const char *const options[] = {"loss", "reduction", "ignore_index", "label_smoothing", NULL};
+
+/* The options' names: the list above, then lf_llm.def's. */
+static const char *const *option_names(void)
+{
+    static const char *all[sizeof options / sizeof *options + LF_LLM_COUNT];
+    size_t n = sizeof options / sizeof *options - 1;
+    memcpy(all, options, sizeof(char *) * n);
+    memcpy(all + n, lf_llm_names, sizeof(char *) * LF_LLM_COUNT);
+    all[n + LF_LLM_COUNT] = NULL;
+    return all;
+}
 
 static bool listed(const char *name, const char *const *list)
 {
@@ -59,12 +72,12 @@ bool lf_dump_check_array_name(const char *name, char *err, size_t errlen)
 {
     const char *guess = NULL;
     size_t d = 64;
-    if (listed(name, tensors) || listed(name, options)) return true;
+    if (listed(name, tensors) || listed(name, option_names())) return true;
     nearer(name, tensors, &guess, &d);
-    nearer(name, options, &guess, &d);
+    nearer(name, option_names(), &guess, &d);
     unknown(name, "array", guess,
-            "tensors input/logits, target/labels/mask, weight, pos_weight; options loss, reduction, ignore_index, "
-            "label_smoothing",
+            "tensors input/logits, target/labels/mask, weight, pos_weight, loss_mask; options loss, reduction, "
+            "ignore_index, label_smoothing and the LLM family's (logit_scale, softcap, z_loss_scale, n_items)",
             err, errlen);
     return false;
 }
@@ -73,9 +86,9 @@ bool lf_dump_check_meta_key(const char *key, char *err, size_t errlen)
 {
     const char *guess = NULL;
     size_t d = 64;
-    if (listed(key, options) || !strcmp(key, "format"))
+    if (listed(key, option_names()) || !strcmp(key, "format"))
         return true; /* "format": "pt", which transformers and others add */
-    nearer(key, options, &guess, &d);
+    nearer(key, option_names(), &guess, &d);
     unknown(key, "__metadata__ key", guess,
             listed(key, tensors)
                 ? "options loss, reduction, ignore_index, label_smoothing; tensors belong in the header"

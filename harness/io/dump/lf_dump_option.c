@@ -1,5 +1,5 @@
 /* lf_dump_option.c - the options of a dump (loss, reduction, ignore_index,
- * label_smoothing), from safetensors __metadata__ or from an array (a 0-d
+ * label_smoothing, the LLM family's lf_llm.def), from safetensors __metadata__ or from an array (a 0-d
  * .npz array, a .npy in a directory, a 0-d safetensors tensor). Each must be
  * one value of a type that cannot mean two things; anything else is an error
  * naming the option and what was found, never a silent default. A 1-D array
@@ -85,15 +85,15 @@ static bool integer(value *v, char *err, size_t errlen)
     return snprintf(err, errlen, "ignore_index \"%s\" is not an integer", v->text), false;
 }
 
-/* label_smoothing: a number, or a string that is exactly one. */
-static bool number(value *v, char *err, size_t errlen)
+/* label_smoothing and the LLM options: a number, or a string that is exactly one. */
+static bool number(value *v, const char *key, char *err, size_t errlen)
 {
     if (v->k == INTEGER) v->r = (double)v->i;
     if (v->k != TEXT) return true;
     char *end;
     v->r = strtod(v->text, &end);
     if (end != v->text && !*end) return true;
-    return snprintf(err, errlen, "label_smoothing \"%s\" is not a number", v->text), false;
+    return snprintf(err, errlen, "%s \"%s\" is not a number", key, v->text), false;
 }
 
 bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen)
@@ -122,9 +122,16 @@ bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen)
     }
     if (!get(d, "label_smoothing", &v, &given, err, errlen)) return false;
     if (given) {
-        if (!number(&v, err, errlen)) return false;
+        if (!number(&v, "label_smoothing", err, errlen)) return false;
         c->label_smoothing = v.r;
         c->has_label_smoothing = true;
+    }
+    for (int k = 0; k < LF_LLM_COUNT; k++) { /* the LLM family's (lf_llm.def) */
+        if (!get(d, lf_llm_names[k], &v, &given, err, errlen)) return false;
+        if (!given) continue;
+        if (!number(&v, lf_llm_names[k], err, errlen)) return false;
+        c->llm[k] = v.r;
+        c->llm_given |= 1u << k;
     }
     return true;
 }

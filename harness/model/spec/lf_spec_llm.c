@@ -200,10 +200,11 @@ void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r)
         divisors(c, p, &s, &d_ce, &d_z);
         /* sums past the accumulating dtype's range: its inf, where float64's are finite */
         s.undecided |= (isfinite(s.mag) && s.mag > acc_max) || (isfinite(s.z_mag) && fabs(s.z) > acc_max);
-        /* the z-loss off (z_loss_scale 0) is 0, not a mean over no rows' 0 / 0 */
+        /* the z-loss off (z_loss_scale 0) adds 0 to the loss; returned as a mean over no rows it is 0 / 0, NaN
+         * by the definition, 0 by a kernel that skips what is off: either */
         double zv = x.zs != 0 ? s.z / d_z : 0, z_mag = x.zs != 0 ? s.z_mag / fabs(d_z) : 0;
         put(r->values, r->scales, r->out_dtype, 0, s.ce / d_ce + zv, s.mag / fabs(d_ce) + z_mag, s.undecided);
-        put(z, r->outputs[LF_OUT_Z_LOSS].scales, r->out_dtype, 0, zv, z_mag, s.undecided);
+        put(z, r->outputs[LF_OUT_Z_LOSS].scales, r->out_dtype, 0, zv, z_mag, s.undecided || (x.zs == 0 && d_z == 0));
     }
     done(&x);
 }
