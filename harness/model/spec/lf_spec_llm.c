@@ -108,7 +108,8 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
     t.r = mask_at(c, i);
     t.z = x->zs * t.lse * t.lse;
     t.z_mag = x->zs * 2 * fabs(t.lse) * extra;
-    /* terms past the accumulating dtype's range (float for all but float64): a kernel's inf, or NaN times a mask of 0 */
+    /* terms past the accumulating dtype's range (float for all but float64): a kernel's inf, or NaN times a
+     * mask of 0 */
     double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
     t.undecided |= !isfinite(t.w_t) || fabs(t.z) > acc_max || t.mag > acc_max; /* (an infinite mag: past it) */
     return t;
