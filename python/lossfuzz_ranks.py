@@ -4,12 +4,15 @@ torch.distributed group (gloo on the CPU, NCCL on CUDA), started by the worker
 
 For each case the worker hands every rank its consecutive shard of the
 classes (the case's "shards" sizes: logits [N, V_r], the class dim last or
-1), the whole target and class weight, the options renamed to the kernel's
+1; for a fused linear + cross-entropy the weight's rows [V_r, H] and the
+bias's, the hidden states whole), the whole target and class weight, the options renamed to the kernel's
 keywords, and the process group under the keyword its claims name
 ("vocab_parallel": {"group": "process_group"}). Each rank calls the kernel,
 then autograd on its shard; the worker answers with the rank whose loss and
 outputs are farthest from the definitions' float64 value (every rank must
-hold the whole loss), and the gradient shards put together. A rank that
+hold the whole loss), and the gradient shards put together (a fused
+linear's d hidden must be whole on every rank, all-reduced by the kernel:
+the rank farthest from their mean is judged). A rank that
 does not answer within the deadline (a collective another rank never
 joined) is the case's finding (rank_hang), a rank that dies its own
 (worker_crash); either way every rank is replaced before the next case."""
@@ -76,17 +79,23 @@ def rank_main(rank, world_size, port, kernel_spec, device_type, conn):
 
 
 def run_task(torch, fn, task, group, group_kw, device_type):
-    """The kernel on this rank's shard: its result, outputs, gradients and
+    """The kernel on this rank's shard: its result, outputs, the gradients
+    asked for (by lossfuzz's names: input, linear_weight, linear_bias) and
     whether it changed a tensor it was given."""
     import lossfuzz_llm
     dev = torch.device("cuda", torch.cuda.current_device()) if device_type == "cuda" else torch.device("cpu")
     args = [t.to(dev) for t in task["args"]]
     kwargs = {k: (v.to(dev) if torch.is_tensor(v) else v) for k, v in task["kwargs"].items()}
-    wanted = task["wanted"]
     given = list(zip(task["names"], args)) + [(k, v) for k, v in kwargs.items() if torch.is_tensor(v)]
     before = [t.detach().clone() for _, t in given]
-    if wanted and args[0].is_floating_point():
-        args[0].requires_grad_(True)
+    by_name = dict(zip(task["names"], args))
+    bias_kw = task["keywords"].get("linear_bias", "linear_bias")
+    if bias_kw in kwargs:
+        by_name["linear_bias"] = kwargs[bias_kw]
+    wanted = [(name, by_name[name]) for name in task["wanted"] if name in by_name]
+    for _, t in wanted:
+        if t.is_floating_point():
+            t.requires_grad_(True)
     kwargs[group_kw] = group
     try:
         result, outputs = lossfuzz_llm.unpack(fn(*args, **kwargs), task["outputs"])
@@ -94,18 +103,22 @@ def run_task(torch, fn, task, group, group_kw, device_type):
     except Exception as exc:
         return {"raised": type(exc).__name__, "message": str(exc).split("\n", 1)[0]}
     answer = {"values": values, "scalar": result.dim() == 0, "dtype": str(result.dtype).replace("torch.", ""),
-              "outputs": {k: v.detach().double().flatten().cpu() for k, v in outputs.items() if v is not None}}
-    if wanted:
-        if not args[0].requires_grad or not result.requires_grad:
-            answer["grad"] = ("missing", "the result does not require grad (no graph back to the input)")
-        else:
-            try:
-                seed = task["upstream"].to(dev).to(result.dtype).reshape(result.shape)
-                (g,) = torch.autograd.grad(result, [args[0]], seed, allow_unused=True)
-                answer["grad"] = ("ok", g.detach().cpu()) if g is not None else \
-                    ("missing", "the graph does not reach the input")
-            except Exception as exc:
-                answer["grad"] = ("error", "%s: %s" % (type(exc).__name__, str(exc).split("\n", 1)[0]))
+              "outputs": {k: v.detach().double().flatten().cpu() for k, v in outputs.items() if v is not None},
+              "grads": {}}
+    able = [(name, t) for name, t in wanted if t.requires_grad]
+    for name, t in wanted:
+        if not t.requires_grad or not result.requires_grad:
+            answer["grads"][name] = ("missing", "the result does not require grad (no graph back to the %s)" % name)
+    if able and result.requires_grad:
+        try:
+            seed = task["upstream"].to(dev).to(result.dtype).reshape(result.shape)
+            gs = torch.autograd.grad(result, [t for _, t in able], seed, allow_unused=True)
+            for (name, _), g in zip(able, gs):
+                answer["grads"][name] = ("ok", g.detach().cpu()) if g is not None else \
+                    ("missing", "the graph does not reach the %s" % name)
+        except Exception as exc:
+            for name, _ in able:
+                answer["grads"][name] = ("error", "%s: %s" % (type(exc).__name__, str(exc).split("\n", 1)[0]))
     from lossfuzz_worker import same_size_ints  # bits, NaN payloads included
     for (name, t), copy in zip(given, before):
         if t.shape != copy.shape or not torch.equal(same_size_ints(torch, t.detach()), same_size_ints(torch, copy)):
@@ -171,18 +184,33 @@ class RankPool:
     def run(self, worker, case, args, kwargs, backward, upstream, wanted, values_at, cap, reference):
         """The worker's answer for one case (lossfuzz_worker.Worker.run_path's)."""
         torch = worker.torch
-        if case.loss != "cross_entropy" or case.doc["target"]["dtype"] not in ("int64", "int32", "uint8", "bool"):
+        linear = case.loss == "linear_cross_entropy"
+        if case.loss not in ("cross_entropy", "linear_cross_entropy") or \
+                case.doc["target"]["dtype"] not in ("int64", "int32", "uint8", "bool"):
             return {"outcome": "host_error", "error": "unsupported_path",
-                    "message": "vocabulary-parallel kernels take cross_entropy with class indices only"}
-        x = args[0]
-        dim = x.dim() - 1 if (case.doc.get("vocab_last") or x.dim() <= 2) else 1
+                    "message": "vocabulary-parallel kernels take cross_entropy (or its fused linear) with class "
+                               "indices only"}
+        names = list(worker.names_of(case.loss))
+        # what is split by the classes: the logits along their class dim, or a fused linear's weight and bias rows
+        at = names.index("linear_weight") if linear else 0
+        x = args[at]
+        dim = 0 if linear else x.dim() - 1 if (case.doc.get("vocab_last") or x.dim() <= 2) else 1
         V = x.shape[dim] if x.dim() else 0
         sizes = self.shards(case, V)
         pieces = torch.split(x.detach().cpu(), sizes, dim=dim) if x.dim() else [x] * self.world_size
-        renamed = {self.keywords.get(k, k): (v.detach().cpu() if torch.is_tensor(v) else v) for k, v in kwargs.items()}
-        tasks = [{"args": [p.contiguous()] + [a.detach().cpu() for a in args[1:]], "names": worker.names_of(case.loss),
-                  "kwargs": renamed, "wanted": bool(wanted), "outputs": self.outputs,
-                  "upstream": upstream.cpu() if upstream is not None else None} for p in pieces]
+        bias = kwargs.get("linear_bias")
+        bias_split = bias is not None and bias.dim() == 1 and bias.shape[0] == V
+        biases = torch.split(bias.detach().cpu(), sizes) if bias_split else [bias] * self.world_size
+        tasks = []
+        for r, piece in enumerate(pieces):
+            mine = [a.detach().cpu() for a in args]
+            mine[at] = piece.contiguous()
+            kw = dict(kwargs, linear_bias=biases[r].contiguous()) if bias is not None else dict(kwargs)
+            tasks.append({"args": mine, "names": names, "outputs": self.outputs,
+                          "kwargs": {self.keywords.get(k, k): (v.detach().cpu() if torch.is_tensor(v) else v)
+                                     for k, v in kw.items()},
+                          "keywords": self.keywords, "wanted": [name for name, _ in wanted],
+                          "upstream": upstream.cpu() if upstream is not None else None})
         answers = self.exchange(tasks)
         if isinstance(answers, dict):  # a hang or a crash: every rank replaced
             return answers
@@ -199,18 +227,29 @@ class RankPool:
         answer = {"outcome": "ok", "n": n, "scalar": a["scalar"], "dtype": a["dtype"]}
         used = n
         changed = next((b["changed"] for b in answers if b.get("changed")), None)
-        if wanted:
-            states = [b.get("grad", ("missing", "no gradient")) for b in answers]
-            bad = next((s for s in states if s[0] != "ok"), None)
+        grads = {}
+        for name, _ in wanted:
+            states = [b["grads"].get(name, ("missing", "no gradient")) for b in answers]
+            bad = next((st for st in states if st[0] != "ok"), None)
             if bad:
-                answer["grads"] = {"input": {"state": bad[0], "message": bad[1]}}
+                grads[name] = {"state": bad[0], "message": bad[1]}
+                continue
+            shards = [st[1] for st in states]
+            if name == "input" and linear:  # d hidden: whole on every rank (all-reduced); judge the odd one out
+                mean = sum(g.double() for g in shards) / len(shards)
+                g = max(shards, key=lambda t: float((t.double() - mean).abs().nan_to_num(float("inf")).max())
+                        if t.numel() else 0.0)
+            elif name == "linear_bias" and not bias_split:  # a broadcast bias: each rank's part of its gradient
+                g = sum(shards)
             else:
-                g = torch.cat([s[1] for s in states], dim=dim)
-                if used + g.numel() <= cap:
-                    worker.put_values(g.double().flatten(), values_at + 8 * used)
-                    answer["grads"] = {"input": {"state": "ok", "n": g.numel(),
-                                                 "dtype": str(g.dtype).replace("torch.", "")}}
-                    used += g.numel()
+                g = torch.cat(shards, dim=dim)
+            if used + g.numel() > cap:
+                break
+            worker.put_values(g.double().flatten(), values_at + 8 * used)
+            grads[name] = {"state": "ok", "n": g.numel(), "dtype": str(g.dtype).replace("torch.", "")}
+            used += g.numel()
+        if grads:
+            answer["grads"] = grads
         if a["outputs"]:
             answer["outputs"], used = worker.put_outputs(a["outputs"], values_at, used, cap)
         if reference is not None and used + reference.numel() <= cap:

@@ -54,6 +54,12 @@ clean "$triton" 0
 found "$triton_buggy" 0
 clean "$vp" 2
 found "$vp_buggy" 2
+# A vocabulary-parallel LM head: its weight's rows sharded, d hidden whole; without its all-reduce, found.
+expect 0 "1 passed, 0 failed" "$lossfuzz" check --world-size 2 \
+    --kernel "py:$k/vocab_parallel_ce.py:vocab_parallel_linear_cross_entropy" $k/cases/linear_two_ranks.json
+expect 1 "grad-mismatch/kernel" "$lossfuzz" fuzz --target fuzz_linear --corpus "$empty" --first --seconds 60 \
+    --world-size 2 --kernel "py:$k/vocab_parallel_linear_ce_buggy.py:vocab_parallel_linear_cross_entropy" \
+    --out "$work/linear"
 # A rank that never joins a collective: the case's finding, then every rank anew.
 export LOSSFUZZ_RANK_TIMEOUT=3
 expect 1 "1 passed, 1 failed" "$lossfuzz" check --world-size 2 \

@@ -110,8 +110,11 @@ def _run(input, target, ignore_index, reduction, label_smoothing, group, pick):
         raise RuntimeError("vocab_parallel_ce: input [N, V_r] with int64 target [N], or [V_r] with target [] or [1]")
     off, vocab = _layout(x.shape[1], t, ignore_index, group)
     args = (ignore_index, reduction, float(label_smoothing), group, off, vocab, pick)
-    if one_row:  # PyTorch's 1-D kernel: the row's own loss, 0-D, for every reduction (an ignored one: 0)
-        return _VocabParallelCE.apply(x, t, ignore_index, "sum", *args[2:]).reshape(())
+    if one_row:  # PyTorch's 1-D kernel: the row's own loss, 0-D, for every reduction (an ignored one: 0) ...
+        out = _VocabParallelCE.apply(x, t, ignore_index, "sum", *args[2:]).reshape(())
+        if reduction == "mean" and label_smoothing > 0 and int(t[0]) == ignore_index:
+            out = out + float("nan")  # ... but smoothing's mean over no kept row is 0 / 0
+        return out
     return _VocabParallelCE.apply(x, t, *args)
 
 
@@ -126,3 +129,34 @@ CLAIMS = {"name": "vocab_parallel_ce", "guarded": False, "losses": ["cross_entro
           "max_spatial_dims": 0, "backward": True,
           "vocab_parallel": {"group": "group", "uneven_shards": True}}  # the group's keyword; V_r may differ
 vocab_parallel_cross_entropy.lossfuzz_claims = CLAIMS
+
+
+class _CopyToShards(torch.autograd.Function):
+    """The hidden states, the same on every rank: forward passes them, backward
+    all-reduces their gradient, each rank's vocabulary adding its part (the
+    'copy to tensor-parallel region' of Megatron's column-parallel layer)."""
+
+    @staticmethod
+    def forward(ctx, hidden, group):
+        ctx.group = group
+        return hidden.view_as(hidden)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.contiguous()
+        dist.all_reduce(grad, dist.ReduceOp.SUM, group=ctx.group)
+        return grad, None
+
+
+def vocab_parallel_linear_cross_entropy(input, linear_weight, target, linear_bias=None, ignore_index=-100,
+                                        reduction="mean", label_smoothing=0.0, group=None):
+    """A vocabulary-parallel LM head: this rank's rows of the weight [V_r, H]
+    (and of the bias), the whole hidden states [N, H]; d hidden all-reduced,
+    whole on every rank."""
+    logits = torch.nn.functional.linear(_CopyToShards.apply(input, group), linear_weight, linear_bias)
+    return _run(logits, target, ignore_index, reduction, label_smoothing, group, _target_logit)
+
+
+vocab_parallel_linear_cross_entropy.lossfuzz_claims = dict(
+    CLAIMS, name="vocab_parallel_linear_ce", losses=["linear_cross_entropy"],
+    features=["ignore_index", "label_smoothing", "linear_bias"])

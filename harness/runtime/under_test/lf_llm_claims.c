@@ -102,7 +102,6 @@ const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c)
         return why;
     }
     if (uneven(c) && !l->uneven_shards) return "uneven shards";
-    if (l->vocab_parallel && lf_loss_of(c->loss)->fused_linear) return "fused linear under vocabulary parallelism";
     if (l->vocab_parallel && lf_dtype_is_float(c->target.dtype)) return "probabilities under vocabulary parallelism";
     return NULL;
 }
