@@ -576,9 +576,9 @@ static void decode_llm(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_
         in->shape[n - 1] = C;
         in->strided = false;
     }
-    int64_t rows = 1, counted = 0;
-    for (int d = 0; d < n; d++)
-        if (d != (c->vocab_last ? n - 1 : 1)) rows *= in->shape[d];
+    int64_t shape[LF_MAX_DIMS], rows = 1, counted = 0; /* the rows: the mask's shape */
+    int m = lf_case_row_shape(c, shape);
+    for (int d = 0; d < m; d++) rows *= shape[d];
     for (int64_t i = 0; i < c->target.numel; i++)
         counted += lf_load_i64(c->target.data, c->target.dtype, i) != c->ignore_index;
     for (int k = 0; k < LF_LLM_COUNT; k++) {
@@ -591,10 +591,6 @@ static void decode_llm(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_
     }
     int mask = a / 64;
     if (mask && c->target.numel == rows) {
-        int64_t shape[LF_MAX_DIMS];
-        int m = 0;
-        for (int d = 0; d < n; d++)
-            if (d != (c->vocab_last ? n - 1 : 1)) shape[m++] = in->shape[d];
         alloc(&c->loss_mask, mask == 2 ? LF_BOOL : LF_F32, m, shape);
         uint64_t s = 0x9E3779B97F4A7C15ull * (prm[P_SEED] + 7u);
         for (int64_t i = 0; c->loss_mask.data && i < rows; i++) {

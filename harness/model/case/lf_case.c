@@ -194,6 +194,15 @@ int lf_case_class_dim(const lf_case *c)
     return c->vocab_last && !lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : 1;
 }
 
+int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS])
+{
+    const lf_tensor *in = &c->input;
+    int n = 0, cls = lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : lf_case_class_dim(c);
+    for (int d = 0; d < in->ndim; d++)
+        if (d != cls) shape[n++] = in->shape[d];
+    return n;
+}
+
 int64_t lf_case_classes(const lf_case *c)
 {
     if (lf_loss_of(c->loss)->fused_linear) return c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;
@@ -224,11 +233,9 @@ static bool check_llm(const lf_case *c, char *err, size_t errlen)
         return false;
     }
     if (c->loss_mask.present) { /* the logits' shape without its class dim */
-        const lf_tensor *m = &c->loss_mask, *in = &c->input;
+        const lf_tensor *m = &c->loss_mask;
         int64_t shape[LF_MAX_DIMS];
-        int n = 0, cls = fused ? in->ndim - 1 : lf_case_class_dim(c);
-        for (int d = 0; d < in->ndim; d++)
-            if (d != cls) shape[n++] = in->shape[d];
+        int n = lf_case_row_shape(c, shape);
         if (!(lf_dtype_is_float(m->dtype) || m->dtype == LF_BOOL) || m->ndim != n ||
             memcmp(m->shape, shape, sizeof(int64_t) * (size_t)n)) {
             snprintf(err, errlen,

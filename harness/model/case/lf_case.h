@@ -179,6 +179,10 @@ bool lf_case_beyond_pytorch(const lf_case *c);
 /* The input's class dim: 0 for a 1-D input, the last with vocab_last (not a
  * fused linear's, whose dim 1 is the hidden size), else 1. */
 int lf_case_class_dim(const lf_case *c);
+/* The shape of the logits' rows (a value per row: the loss mask, an lse):
+ * the input's without its class dim (a fused linear's hidden size); its
+ * number of dims. */
+int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
 /* The classes of the case's logits: the input's class dim (1, the last for
  * vocab_last or a 1-D input), or a fused linear's rows; -1 where there is none. */
 int64_t lf_case_classes(const lf_case *c);

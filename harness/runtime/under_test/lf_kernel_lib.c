@@ -105,20 +105,7 @@ static int out_shape(const lf_case *c, int64_t *shape)
         memcpy(shape, c->target.shape, sizeof c->target.shape);
         return c->target.ndim;
     }
-    int n = 0;
-    for (int d = 0; d < in->ndim; d++)
-        if (d != lf_case_class_dim(c) || in->ndim == 1) shape[n++] = in->shape[d];
-    return in->ndim == 1 ? 0 : n;
-}
-
-/* A value per row of logits (an LLM kernel's lse): the input's shape without its class dim. */
-static int row_shape(const lf_case *c, int64_t *shape)
-{
-    const lf_tensor *in = &c->input;
-    int n = 0, cls = lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : lf_case_class_dim(c);
-    for (int d = 0; d < in->ndim; d++)
-        if (d != cls) shape[n++] = in->shape[d];
-    return n;
+    return lf_case_row_shape(c, shape); /* probabilities: a loss per row (a 1-D input returned above) */
 }
 
 static void collect(const lf_backend *mem, const lf_canary_list *l, const lf_tensor *out, const void *dev_out,
@@ -302,16 +289,16 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
         void *extra_dev[LF_OUT_COUNT] = {NULL};
         dl_view vextra[LF_OUT_COUNT];
         DLTensor **extra_slot[LF_OUT_COUNT] = {&call.out_z_loss, &call.out_lse};
-        for (int o = 0; o < LF_OUT_COUNT; o++) {
-            if (!(t->outputs & (1u << o))) continue;
+        for (int x = 0; x < LF_OUT_COUNT; x++) {
+            if (!(t->outputs & (1u << x))) continue;
             int64_t rows[LF_MAX_DIMS];
-            int n = o == LF_OUT_Z_LOSS ? out.ndim : row_shape(c, rows);
-            if (!lf_tensor_alloc(&extra[o], out_dtype, n, o == LF_OUT_Z_LOSS ? out.shape : rows, err, sizeof err) ||
-                !(extra_dev[o] = lf_canary_add(&l, lf_llm_output_names[o],
-                                               (size_t)extra[o].numel * lf_dtype_size(out_dtype), out_dtype, NULL)))
+            int n = x == LF_OUT_Z_LOSS ? out.ndim : lf_case_row_shape(c, rows);
+            if (!lf_tensor_alloc(&extra[x], out_dtype, n, x == LF_OUT_Z_LOSS ? out.shape : rows, err, sizeof err) ||
+                !(extra_dev[x] = lf_canary_add(&l, lf_llm_output_names[x],
+                                               (size_t)extra[x].numel * lf_dtype_size(out_dtype), out_dtype, NULL)))
                 continue; /* not given: not compared */
-            view_of(&extra[o], extra_dev[o], dev, &vextra[o]);
-            *extra_slot[o] = &vextra[o].t;
+            view_of(&extra[x], extra_dev[x], dev, &vextra[x]);
+            *extra_slot[x] = &vextra[x].t;
         }
         lf_fence_watch(&l);
         int rc = t->forward(&call, err, sizeof err);
