@@ -34,22 +34,27 @@ static uint8_t *read_input(const char *path, size_t *size)
     return buf;
 }
 
+/* Dot files are not seeds. */
+static int is_seed(const struct dirent *e) { return e->d_name[0] != '.'; }
+
+/* The corpus in name order: readdir's order is the filesystem's, and the same
+ * seed must give the same campaign on every machine. */
 static bool load_seeds(const char *dir, pool *p, char *err, size_t errlen)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
+    struct dirent **names;
+    int count = scandir(dir, &names, is_seed, alphasort);
+    if (count < 0) {
         snprintf(err, errlen, "cannot read the seed corpus %.400s", dir);
         return false;
     }
-    for (struct dirent *e; (e = readdir(d)) && p->n < POOL / 2;) {
+    for (int i = 0; i < count; i++) {
         char path[4096 + 512];
         size_t size;
-        if (e->d_name[0] == '.') continue;
-        snprintf(path, sizeof path, "%.4000s/%.500s", dir, e->d_name);
-        if (!(p->data[p->n] = read_input(path, &size))) continue;
-        p->size[p->n++] = size;
+        snprintf(path, sizeof path, "%.4000s/%.500s", dir, names[i]->d_name);
+        if (p->n < POOL / 2 && (p->data[p->n] = read_input(path, &size))) p->size[p->n++] = size;
+        free(names[i]);
     }
-    closedir(d);
+    free(names);
     if (p->n == 0 && (p->data[0] = calloc(1, MAX_INPUT))) p->size[p->n++] = 0; /* an empty corpus: the empty input */
     p->seeds = p->n;
     if (p->n == 0) snprintf(err, errlen, "out of memory");
