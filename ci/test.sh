@@ -8,7 +8,9 @@
 # campaigns on a planted bug must leave every repro they report (ci/campaign-test.sh);
 # the campaigns' JSON summaries and a JUnit report are summarized (ci/ci-summary.py),
 # the OSS-Fuzz build convention is run as those builders run it (ci/oss-fuzz-test.sh),
-# and a consumer project is built against the installed package (ci/install-test.sh);
+# a consumer project is built against the installed package (ci/install-test.sh),
+# `pip install .` into a fresh environment serves the Python API and a pytest
+# project using the plugin (ci/pip-test.sh);
 # the buggy example kernels (examples/kernels: C, Python) are found by
 # campaigns, and the correct ones give no finding.
 # Hard-assert campaigns run through the executor's workers on the simulation.
@@ -47,6 +49,9 @@ ci/oss-fuzz-test.sh
 stage "lossfuzz as a package: installed, and a consumer project built against it"
 ci/install-test.sh
 total=$((total + 2))
+stage "lossfuzz for PyTorch users: pip install . in a fresh environment, the Python API and the pytest plugin"
+ci/pip-test.sh
+total=$((total + 1))
 for target in $(ci/targets.sh --cases); do
     ci/fuzz.sh "$target" 10 --engine afl --fast --out "$(mktemp -d)"
 done

@@ -9,7 +9,8 @@ file. Triton kernels, torch.compile'd losses and CUDA extensions are tested
 through such a callable.
 
 What it supports is its `lossfuzz_claims`, a dict on the function (or, else,
-on its module) with the keys of include/lossfuzz/kernel.h's table, as names:
+on its module; $LOSSFUZZ_CLAIMS, a JSON object, before both) with the keys
+of include/lossfuzz/kernel.h's table, as names:
 
     cross_entropy.lossfuzz_claims = {
         "name": "my_ce", "guarded": False,
@@ -44,6 +45,7 @@ raise for every call PyTorch rejects; an unguarded one only to be right on
 valid calls and never to return a number where PyTorch gives none."""
 import importlib
 import importlib.util
+import json
 import os
 import sys
 
@@ -85,8 +87,13 @@ def import_module(name):
 
 
 def claims_of(fn, module, label, device_type):
-    """The hello's "kernel" object: the callable's claims, with defaults."""
-    claims = getattr(fn, "lossfuzz_claims", None)
+    """The hello's "kernel" object: the callable's claims, with defaults.
+    $LOSSFUZZ_CLAIMS (a JSON object: lossfuzz.fuzz's claims=) stands for them."""
+    given = os.environ.get("LOSSFUZZ_CLAIMS")
+    try:
+        claims = json.loads(given) if given else getattr(fn, "lossfuzz_claims", None)
+    except ValueError as exc:
+        raise KernelError("$LOSSFUZZ_CLAIMS is not JSON: %s" % exc)
     if claims is None:
         claims = getattr(module, "lossfuzz_claims", None)
     if claims is None:

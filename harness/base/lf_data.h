@@ -11,4 +11,9 @@
  * into out; false (out: the source tree's path) when neither place has it. */
 bool lf_data_path(const char *rel, char *out, size_t len);
 
+/* NAME beside the lossfuzz executable (out); false when it is not there or not
+ * executable. Installed by pip into a virtual environment's bin/, lossfuzz
+ * finds that environment's python3 there. */
+bool lf_beside_exe(const char *name, char *out, size_t len);
+
 #endif

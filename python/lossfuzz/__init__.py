@@ -1,5 +1,13 @@
 """lossfuzz for PyTorch users: no device-side assert ever again.
 
+Your own kernel, fuzzed against PyTorch's contract (lossfuzz.fuzzing; in
+pytest, the plugin: lossfuzz.pytest_plugin):
+
+    campaign = lossfuzz.fuzz(my_cross_entropy, seconds=30)
+    lossfuzz.check_kernel(my_cross_entropy, "regressions/", raise_on_finding=True)
+
+Before PyTorch's own loss:
+
     import lossfuzz
     lossfuzz.check(logits, target, ignore_index=255)   # one line before the loss
     loss = F.cross_entropy(logits, target, ignore_index=255)
@@ -33,8 +41,10 @@ import functools
 import warnings
 
 from . import _native, _safetensors
+from .fuzzing import Campaign, CaseResult, Finding, FindingsError, LossfuzzError, check_kernel, fuzz
 
-__all__ = ["check", "capture", "GuardError", "LossfuzzWarning"]
+__all__ = ["check", "capture", "GuardError", "LossfuzzWarning", "fuzz", "check_kernel", "Campaign", "CaseResult",
+           "Finding", "FindingsError", "LossfuzzError"]
 _LOSSES = ("cross_entropy", "nll_loss", "binary_cross_entropy_with_logits")
 _lib = None
 

@@ -103,17 +103,21 @@ static bool find_program(const char *name, char *out, size_t outlen)
 
 /* A Python worker under the first interpreter that has torch:
  * $LOSSFUZZ_PYTHON, else the project's .venv (ci/setup.sh: Debian's torch and
- * triton), else python3 on $PATH, else /usr/bin/python3. It serves PyTorch
- * itself, or with kernel (py:MODULE:FUNCTION) that callable. */
+ * triton), else the python3 beside the lossfuzz executable (the virtual
+ * environment pip installed it into), else python3 on $PATH, else
+ * /usr/bin/python3. It serves PyTorch itself, or with kernel
+ * (py:MODULE:FUNCTION) that callable. */
 static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, char *err, size_t errlen)
 {
     const char *script = getenv("LOSSFUZZ_PYTHON_WORKER");
-    char path[256], tried[1024] = "", worker[4096], venv[4096];
+    char path[4096], tried[1024] = "", worker[4096], venv[4096], beside[4096];
     lf_data_path("python/lossfuzz_worker.py", worker, sizeof worker); /* the source tree's, or the installed one */
     lf_data_path(".venv/bin/python3", venv, sizeof venv);
+    bool in_env = lf_beside_exe("python3", beside, sizeof beside);
     if (!script || !*script) script = worker;
     const char *env_py = getenv("LOSSFUZZ_PYTHON");
-    const char *candidates[] = {env_py && *env_py ? env_py : NULL, venv, "python3", "/usr/bin/python3"};
+    const char *candidates[] = {env_py && *env_py ? env_py : NULL, venv, in_env ? beside : NULL, "python3",
+                                "/usr/bin/python3"};
     const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
     json_t *facts = lf_describe(); /* the loss table: the worker keeps no copy */
     char *describe = json_dumps(facts, JSON_COMPACT);

@@ -1,0 +1,157 @@
+"""lossfuzz in a pytest suite: installing lossfuzz is enough (the pytest11
+entry point in pyproject.toml loads this plugin).
+
+    def test_my_ce_fuzzed(lossfuzz_fuzz):
+        lossfuzz_fuzz(my_cross_entropy)              # fuzzed --lossfuzz-seconds (0: replay only)
+
+    @pytest.mark.lossfuzz_cases("lossfuzz-cases")    # each case file its own test id
+    def test_my_ce_case(lossfuzz_case):
+        lossfuzz_case.check(my_cross_entropy)
+
+A failing test's message is the campaign report's entry for each finding (the
+minimized case, PyTorch's and the kernel's answers, the replay command).
+Campaigns are kept per test in pytest's cache (.pytest_cache/d/lossfuzz, or
+--lossfuzz-out): with --lossfuzz-seconds 0 a fuzz test replays its earlier
+campaigns' minimized findings and fuzzes nothing. The same --lossfuzz-seed,
+the same cases.
+"""
+import glob
+import json
+import os
+import re
+
+import pytest
+
+from ._command import LossfuzzError, kernel_spec
+from .fuzzing import check_kernel, fuzz
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("lossfuzz", "lossfuzz: fuzzing loss kernels against PyTorch's contract")
+    group.addoption("--lossfuzz-seconds", type=float, default=None, metavar="S",
+                    help="how long each lossfuzz_fuzz test fuzzes (default: the lossfuzz_seconds ini value, 10); "
+                    "0: replay only, each test's earlier findings")
+    group.addoption("--lossfuzz-seed", type=int, default=1, metavar="N",
+                    help="the fuzzer's seed (default 1): the same seed, the same cases")
+    group.addoption("--lossfuzz-out", default=None, metavar="DIR",
+                    help="where each test's campaign is kept (default: pytest's cache, .pytest_cache/d/lossfuzz)")
+    parser.addini("lossfuzz_seconds", "seconds of fuzzing per lossfuzz_fuzz test (--lossfuzz-seconds)", default="10")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "lossfuzz_cases(*paths): a test taking the lossfuzz_case fixture runs once per "
+                            "lossfuzz case file in these folders or files (relative to the test's file)")
+
+
+def _seconds(config, asked=None):
+    given = config.getoption("--lossfuzz-seconds")
+    if given is not None:
+        return given
+    return float(asked) if asked is not None else float(config.getini("lossfuzz_seconds"))
+
+
+def pytest_report_header(config):
+    return "lossfuzz: %g s of fuzzing per lossfuzz_fuzz test, seed %d" % (_seconds(config),
+                                                                            config.getoption("--lossfuzz-seed"))
+
+
+def _out_dir(config, nodeid):
+    root = config.getoption("--lossfuzz-out")
+    if root is None:
+        root = str(config.cache.mkdir("lossfuzz")) if config.cache else os.path.join(str(config.rootpath),
+                                                                                      ".lossfuzz")
+    return os.path.join(root, re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_"))
+
+
+def _reproduce(config, nodeid):
+    return "reproduce: pytest --lossfuzz-seed %d '%s'" % (config.getoption("--lossfuzz-seed"), nodeid)
+
+
+@pytest.fixture
+def lossfuzz_fuzz(request):
+    """fuzz(fn, seconds=None, **options): fuzzes fn (lossfuzz.fuzz's options:
+    claims, target, jobs, corpus, world_size) for --lossfuzz-seconds (else
+    seconds, else the ini's), failing the test with the report's entries.
+    Returns the lossfuzz.Campaign (None when only replaying)."""
+    config, nodeid = request.config, request.node.nodeid
+
+    def run(fn, seconds=None, **options):
+        try:
+            return campaign_or_replay(fn, seconds, **options)
+        except LossfuzzError as exc:  # lossfuzz could not run as asked: said, without the plugin's traceback
+            pytest.fail("lossfuzz could not run: %s" % exc, pytrace=False)
+
+    def campaign_or_replay(fn, seconds=None, **options):
+        out, seed = _out_dir(config, nodeid), config.getoption("--lossfuzz-seed")
+        secs = _seconds(config, seconds)
+        if secs <= 0:  # replay only: what earlier campaigns of this test minimized
+            repros = sorted(glob.glob(os.path.join(out, "repros", "*.json")))
+            failed = [r for r in check_kernel(fn, repros, options.get("claims"), options.get("world_size"))
+                      if r.failed]
+            if failed:
+                pytest.fail("lossfuzz: %d earlier finding(s) of this test still fail on %s:\n\n%s\n\n%s" % (
+                    len(failed), kernel_spec(fn), "\n\n".join(map(str, failed)), _reproduce(config, nodeid)),
+                    pytrace=False)
+            return None
+        campaign = fuzz(fn, seconds=secs, out=out, seed=seed, **options)
+        if campaign.findings:
+            pytest.fail("lossfuzz: %d finding(s) in %g s of fuzzing %s (campaign %s)\n\n%s\n\n%s" % (
+                len(campaign.findings), secs, kernel_spec(fn), out, "\n\n".join(f.entry for f in campaign.findings),
+                _reproduce(config, nodeid)), pytrace=False)
+        return campaign
+
+    return run
+
+
+def _case_files(node):
+    """The case files a lossfuzz_cases marker names, for the test (node) it marks."""
+    marker = node.get_closest_marker("lossfuzz_cases")
+    if marker is None or not marker.args:
+        raise pytest.UsageError("%s takes lossfuzz_case: mark it @pytest.mark.lossfuzz_cases(FOLDER, ...)" %
+                                node.nodeid)
+    here = os.path.dirname(str(getattr(node, "path", None) or node.fspath))
+    files = []
+    for path in marker.args:
+        path = os.path.join(here, os.fspath(path))
+        files += sorted(glob.glob(os.path.join(path, "*.json"))) if os.path.isdir(path) else [path]
+    return files
+
+
+def pytest_generate_tests(metafunc):
+    if "lossfuzz_case" in metafunc.fixturenames:
+        files = _case_files(metafunc.definition)
+        metafunc.parametrize("lossfuzz_case", files, ids=[os.path.basename(f) for f in files], indirect=True)
+
+
+class LossfuzzCase:
+    """One case file of a lossfuzz_cases test: check(fn, claims=None,
+    world_size=None) fails the test with the finding, skips it where the case
+    is outside fn's claims. The folder's files are replayed in one lossfuzz
+    run per kernel, the first time one of them is checked."""
+
+    def __init__(self, path, siblings, cache):
+        self.path, self._siblings, self._cache = path, siblings, cache
+
+    def check(self, fn, claims=None, world_size=None):
+        key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, tuple(self._siblings))
+        if key not in self._cache:
+            try:
+                self._cache[key] = {r.file: r for r in check_kernel(fn, self._siblings, claims, world_size)}
+            except LossfuzzError as exc:
+                pytest.fail("lossfuzz could not run: %s" % exc, pytrace=False)
+        result = self._cache[key].get(self.path)
+        if result is None:
+            pytest.fail("lossfuzz check gave no result for %s" % self.path, pytrace=False)
+        if result.verdict == "skipped":
+            pytest.skip(result.detail)
+        if result.failed:
+            pytest.fail("lossfuzz: %s" % result, pytrace=False)
+        return result
+
+
+_results = {}  # one replay per (kernel, claims, folder) for the whole session
+
+
+@pytest.fixture
+def lossfuzz_case(request):
+    return LossfuzzCase(request.param, _case_files(request.node), _results)

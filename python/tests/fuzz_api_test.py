@@ -1,0 +1,106 @@
+"""lossfuzz.fuzz and lossfuzz.check_kernel (python/lossfuzz/fuzzing.py) on
+lossfuzz's example kernels, with Debian's torch on the CPU: a buggy kernel's
+campaign returns its findings (minimized case, both answers, the replay
+command) and raises with the report's entries when asked; the correct kernel
+gives none; the same seed gives the same campaign; claims= stands for the
+kernel's own; a case folder is replayed with a result per file; what lossfuzz
+cannot run on raises LossfuzzError. Run from the source tree (the lossfuzz
+command: $LOSSFUZZ or build/lossfuzz) or, LOSSFUZZ_TEST_INSTALLED=1, against
+the package pip installed."""
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+if not os.environ.get("LOSSFUZZ_TEST_INSTALLED"):  # else the package pip installed
+    sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(ROOT, "examples", "kernels"))
+import ce_python  # noqa: E402
+
+import lossfuzz  # noqa: E402
+
+REGRESSIONS = os.path.join(ROOT, "regressions")
+
+
+class FuzzTest(unittest.TestCase):
+    def test_buggy_kernel_findings(self):
+        campaign = lossfuzz.fuzz(ce_python.rows_buggy, seconds=3)
+        self.assertTrue(campaign.findings, campaign.summary)
+        f = campaign.findings[0]
+        self.assertTrue(f.signature.startswith(("value-mismatch/kernel", "grad-mismatch/kernel")), f.signature)
+        self.assertEqual(f.case["loss"], "cross_entropy")
+        self.assertTrue(os.path.isfile(f.case_file))
+        self.assertIn("py:ce_python:rows_buggy", f.replay)
+        self.assertIn("- PyTorch: ", f.entry)
+        self.assertTrue(f.pytorch and f.kernel)
+        with self.assertRaises(lossfuzz.FindingsError) as ctx:
+            campaign.raise_for_findings()
+        self.assertIn(f.signature, str(ctx.exception))
+        with self.assertRaises(lossfuzz.FindingsError):
+            lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, raise_on_finding=True)
+
+    def test_correct_kernel_no_finding(self):
+        campaign = lossfuzz.fuzz(ce_python.rows, seconds=3, raise_on_finding=True)
+        self.assertEqual(campaign.findings, [])
+        self.assertIn("findings: 0", campaign.summary)
+
+    def test_same_seed_same_campaign(self):
+        # a seed's campaign runs the same cases in the same order: the same first finding, minimized alike
+        runs = [lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, seed=7) for _ in range(2)]
+        firsts = [min(run.findings, key=lambda f: f.first_s) for run in runs]
+        self.assertEqual(firsts[0].signature, firsts[1].signature)
+        self.assertEqual(firsts[0].case, firsts[1].case)
+
+    def test_claims_stand_for_the_kernels(self):
+        # the kernel's claims with its bug accepted: reported as accepted deviations, never failing
+        known = {"value-mismatch/kernel": "the example's bug", "grad-mismatch/kernel": "the example's bug"}
+        claims = dict(ce_python.rows_buggy.lossfuzz_claims, accept=known)
+        campaign = lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, claims=claims)
+        self.assertEqual(campaign.findings, [], campaign.report)
+        self.assertTrue(campaign.accepted)
+        self.assertTrue(all(f.accepted for f in campaign.accepted))
+
+    def test_out_folder_kept(self):
+        out = tempfile.mkdtemp()
+        lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, out=out)
+        self.assertTrue(os.listdir(os.path.join(out, "repros")))
+
+    def test_what_cannot_run(self):
+        def local_kernel(input, target, **options):
+            return input.sum()
+
+        for fn in (local_kernel, lambda input, target: input):
+            with self.assertRaisesRegex(lossfuzz.LossfuzzError, "top level of a module"):
+                lossfuzz.fuzz(fn, seconds=1)
+        with self.assertRaisesRegex(lossfuzz.LossfuzzError, "cannot import no_such_module"):
+            lossfuzz.fuzz("py:no_such_module:f", seconds=1)
+        with self.assertRaisesRegex(lossfuzz.LossfuzzError, "--seconds|seconds"):
+            lossfuzz.fuzz(ce_python.rows, seconds=-1)
+
+
+class CheckKernelTest(unittest.TestCase):
+    def test_a_result_per_file(self):
+        bad = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+        bad.write("{\"loss\":")
+        bad.close()
+        files = [os.path.join(REGRESSIONS, name) for name in
+                 ("ignore_index_2_drops_class.json", "one_based_labels.json", "strided_prob_expanded_logits.json")]
+        results = lossfuzz.check_kernel(ce_python.rows_buggy, files + [bad.name])
+        self.assertEqual([r.verdict for r in results], ["finding", "pass", "skipped", "unusable"])
+        self.assertTrue(results[0].signature.startswith("value-mismatch/kernel"))
+        self.assertIn("PyTorch: ok 2.2063", str(results[0]))
+        self.assertEqual([r.verdict for r in lossfuzz.check_kernel(ce_python.rows, files[:2])], ["pass", "pass"])
+        with self.assertRaises(lossfuzz.FindingsError):
+            lossfuzz.check_kernel(ce_python.rows_buggy, files[:1], raise_on_finding=True)
+
+    def test_a_folder(self):
+        results = lossfuzz.check_kernel(ce_python.rows, REGRESSIONS)
+        self.assertGreater(len(results), 50)
+        self.assertFalse([r for r in results if r.failed], [str(r) for r in results if r.failed])
+        self.assertIn("pass", {r.verdict for r in results})
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
