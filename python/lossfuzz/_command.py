@@ -1,5 +1,6 @@
 """The lossfuzz command, run for the Python API: where it is, and a callable
 as the `--kernel py:MODULE:FUNCTION` its worker imports in a process of its own."""
+import importlib.util
 import inspect
 import json
 import os
@@ -26,6 +27,18 @@ def command():
                         "(or set $LOSSFUZZ to its path)")
 
 
+def _importable_as(module):
+    """Whether the worker, on this sys.path, imports this very module by its name."""
+    if module.__name__ == "__main__":
+        return False
+    try:
+        spec = importlib.util.find_spec(module.__name__)
+    except (ImportError, ValueError):
+        return False
+    origin, file = getattr(spec, "origin", None), getattr(module, "__file__", None)
+    return bool(spec) and (not file or not origin or os.path.realpath(origin) == os.path.realpath(file))
+
+
 def kernel_spec(fn):
     """What --kernel takes for fn: a string as it is (LIB.so, py:MODULE:FUNCTION),
     a callable as py:MODULE:QUALNAME, which lossfuzz's worker imports anew."""
@@ -44,9 +57,9 @@ def kernel_spec(fn):
     if found is not fn:
         raise LossfuzzError("%s.%s is not the kernel given (decorated or replaced?): pass the module-level "
                             "callable" % (module.__name__, name))
-    if module.__name__ != "__main__":
+    if _importable_as(module):
         return "py:%s:%s" % (module.__name__, name)
-    path = inspect.getsourcefile(module)  # a script run as __main__: by its file
+    path = inspect.getsourcefile(module)  # a script run as __main__, a test module pytest imported by path
     if not path:
         raise LossfuzzError("%r: its module has no file lossfuzz's worker could import" % (fn,))
     return "py:%s:%s" % (os.path.abspath(path), name)

@@ -26,7 +26,7 @@ REGRESSIONS = os.path.join(ROOT, "regressions")
 
 class FuzzTest(unittest.TestCase):
     def test_buggy_kernel_findings(self):
-        campaign = lossfuzz.fuzz(ce_python.rows_buggy, seconds=3)
+        campaign = lossfuzz.fuzz(ce_python.rows_buggy, seconds=2)
         self.assertTrue(campaign.findings, campaign.summary)
         f = campaign.findings[0]
         self.assertTrue(f.signature.startswith(("value-mismatch/kernel", "grad-mismatch/kernel")), f.signature)
@@ -39,16 +39,16 @@ class FuzzTest(unittest.TestCase):
             campaign.raise_for_findings()
         self.assertIn(f.signature, str(ctx.exception))
         with self.assertRaises(lossfuzz.FindingsError):
-            lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, raise_on_finding=True)
+            lossfuzz.fuzz(ce_python.rows_buggy, seconds=1, raise_on_finding=True)
 
     def test_correct_kernel_no_finding(self):
-        campaign = lossfuzz.fuzz(ce_python.rows, seconds=3, raise_on_finding=True)
+        campaign = lossfuzz.fuzz(ce_python.rows, seconds=2, raise_on_finding=True)
         self.assertEqual(campaign.findings, [])
         self.assertIn("findings: 0", campaign.summary)
 
     def test_same_seed_same_campaign(self):
         # a seed's campaign runs the same cases in the same order: the same first finding, minimized alike
-        runs = [lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, seed=7) for _ in range(2)]
+        runs = [lossfuzz.fuzz(ce_python.rows_buggy, seconds=1.5, seed=7) for _ in range(2)]
         firsts = [min(run.findings, key=lambda f: f.first_s) for run in runs]
         self.assertEqual(firsts[0].signature, firsts[1].signature)
         self.assertEqual(firsts[0].case, firsts[1].case)
@@ -64,7 +64,7 @@ class FuzzTest(unittest.TestCase):
 
     def test_out_folder_kept(self):
         out = tempfile.mkdtemp()
-        lossfuzz.fuzz(ce_python.rows_buggy, seconds=2, out=out)
+        lossfuzz.fuzz(ce_python.rows_buggy, seconds=1, out=out)
         self.assertTrue(os.listdir(os.path.join(out, "repros")))
 
     def test_what_cannot_run(self):

@@ -25,7 +25,17 @@ const lf_backend *lf_backend_find_asserts(const char *name, bool hard_asserts, c
     return be;
 #else
     (void)hard_asserts;
-    *why = "this build has no CUDA (nvcc was not found when it was configured)";
+    *why = "this build has no CUDA (nvcc was not found when it was built: with the CUDA Toolkit installed, build "
+           "again, or pip install again)";
     return NULL;
+#endif
+}
+
+bool lf_backend_cuda_built(void)
+{
+#ifdef LF_HAVE_CUDA
+    return true;
+#else
+    return false;
 #endif
 }

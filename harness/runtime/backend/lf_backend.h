@@ -43,6 +43,9 @@ typedef struct lf_backend {
  * context dies; sim: CUDA's line and abort): only for executor workers. */
 const lf_backend *lf_backend_find(const char *name, const char **why);
 const lf_backend *lf_backend_find_asserts(const char *name, bool hard_asserts, const char **why);
+
+/* Whether this build has the CUDA kernels (nvcc was found when it was configured). */
+bool lf_backend_cuda_built(void);
 const lf_backend *lf_sim_backend(void);
 const lf_backend *lf_cuda_backend(bool hard_asserts); /* NULL without a usable GPU; only in CUDA builds */
 

@@ -112,12 +112,12 @@ static lf_exec *start_python(const lf_paths_config *cfg, const char *kernel, cha
     const char *script = getenv("LOSSFUZZ_PYTHON_WORKER");
     char path[4096], tried[1024] = "", worker[4096], venv[4096], beside[4096];
     lf_data_path("python/lossfuzz_worker.py", worker, sizeof worker); /* the source tree's, or the installed one */
-    lf_data_path(".venv/bin/python3", venv, sizeof venv);
+    bool has_venv = lf_data_path(".venv/bin/python3", venv, sizeof venv);
     bool in_env = lf_beside_exe("python3", beside, sizeof beside);
     if (!script || !*script) script = worker;
     const char *env_py = getenv("LOSSFUZZ_PYTHON");
-    const char *candidates[] = {env_py && *env_py ? env_py : NULL, venv, in_env ? beside : NULL, "python3",
-                                "/usr/bin/python3"};
+    const char *candidates[] = {env_py && *env_py ? env_py : NULL, has_venv ? venv : NULL, in_env ? beside : NULL,
+                                "python3", "/usr/bin/python3"};
     const char *device = strcmp(cfg->backend, "cuda") ? "cpu" : "cuda";
     json_t *facts = lf_describe(); /* the loss table: the worker keeps no copy */
     char *describe = json_dumps(facts, JSON_COMPACT);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lf_backend.h"
+
 #ifndef LF_VERSION
 #define LF_VERSION "unknown"
 #endif
@@ -34,7 +36,11 @@ int lf_cli_next_option(int argc, char **argv, const struct option *opts, const c
     return c;
 }
 
-void lf_cli_print_version(void) { printf("lossfuzz %s\n", LF_VERSION); }
+void lf_cli_print_version(void)
+{
+    printf("lossfuzz %s, %s\n", LF_VERSION,
+           lf_backend_cuda_built() ? "CUDA kernels built" : "no CUDA kernels (nvcc was not found when it was built)");
+}
 
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)
 {
