@@ -1,8 +1,7 @@
 """ci/pip-test-expect.py XML SECONDS - the outcomes examples/pytest-project must
 have (ci/pip-test.sh), read from pytest's JUnit XML: the correct kernel passes,
 each buggy kernel fails with its findings in the message, a case outside a
-kernel's claims skips. SECONDS 0: the fuzz tests replay their earlier findings.
-ci/pip-test-expect.py --first XML TEST: the first finding of TEST's message."""
+kernel's claims skips. SECONDS 0: the fuzz tests replay their earlier findings."""
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -36,11 +35,6 @@ def expected(name, seconds):
 
 
 def main():
-    if sys.argv[1] == "--first":
-        message = outcomes(sys.argv[2]).get(sys.argv[3], ("", ""))[1]
-        m = re.search(r"### 1\. `([^`]*)`", message)
-        print(m.group(1) if m else "")
-        return 0
     got, seconds = outcomes(sys.argv[1]), float(sys.argv[2])
     wrong = []
     if len(got) != 15:

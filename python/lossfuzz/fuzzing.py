@@ -104,20 +104,21 @@ def _losses_target(fn, claims):
 
 
 def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, target=None, world_size=None,
-         raise_on_finding=False) -> Campaign:
+         backend="sim", raise_on_finding=False) -> Campaign:
     """Fuzzes fn (a module-level callable, or a --kernel string: LIB.so,
     py:MODULE:FUNCTION) for `seconds` with lossfuzz's engine-free fuzzer
     (`lossfuzz fuzz`): every distinct finding minimized, the campaign kept in
     `out` (a new temporary folder when None). claims: a dict that stands for
     fn's lossfuzz_claims. target: the byte format (fuzz_class, fuzz_prob,
-    fuzz_linear, fuzz_llm; from the claimed losses when None). The same seed
-    gives the same cases. raise_on_finding: FindingsError with the report's
-    entries instead of returning them."""
+    fuzz_linear, fuzz_llm; from the claimed losses when None). backend:
+    "sim" (tensors on the CPU) or "cuda" (on the GPU, PyTorch's CUDA
+    semantics). The same seed gives the same cases. raise_on_finding:
+    FindingsError with the report's entries instead of returning them."""
     spec = kernel_spec(fn)
     out = os.fspath(out) if out else tempfile.mkdtemp(prefix="lossfuzz-campaign-")
     os.makedirs(out, exist_ok=True)
     args = ["fuzz", "--kernel", spec, "--seconds", "%g" % seconds, "--seed", str(int(seed)), "--jobs", str(int(jobs)),
-            "--out", out, "--target", target or _losses_target(fn, claims)]
+            "--out", out, "--target", target or _losses_target(fn, claims), "--backend", backend]
     if corpus:
         args += ["--corpus", os.fspath(corpus)]
     if world_size:
@@ -165,14 +166,16 @@ class CaseResult:
             said(self.spec or {}), said(self.kernel or {}), self.replay)
 
 
-def check_kernel(fn, cases, claims=None, world_size=None, raise_on_finding=False) -> List[CaseResult]:
+def check_kernel(fn, cases, claims=None, world_size=None, backend="sim", raise_on_finding=False) -> List[CaseResult]:
     """Replays case files (JSON cases, dumps; a folder: its *.json) on fn, one
-    `lossfuzz check` for all; a result per file, in order."""
+    `lossfuzz check` for all (backend: "sim" or "cuda", as for fuzz); a result
+    per file, in order."""
     paths = [os.fspath(cases)] if isinstance(cases, (str, os.PathLike)) else [os.fspath(c) for c in cases]
     if not paths:
         return []
     spec = kernel_spec(fn)
-    args = ["check", "--json", "--kernel", spec] + (["--world-size", str(int(world_size))] if world_size else [])
+    args = ["check", "--json", "--backend", backend, "--kernel", spec]
+    args += ["--world-size", str(int(world_size))] if world_size else []
     done = run(args + paths, claims, answers=(0, 1, 2))  # 2: an unusable file, said in its line
     results = []
     for line in done.stdout.splitlines():
@@ -184,7 +187,8 @@ def check_kernel(fn, cases, claims=None, world_size=None, raise_on_finding=False
             verdict, detail = "skipped", "outside the kernel's claims: %s" % r["kernel_skipped"]
         elif r.get("accepted"):
             verdict = "accepted"
-        replay = "lossfuzz check --kernel %s %s" % (spec, r.get("file"))
+        replay = "lossfuzz check%s --kernel %s %s" % ("" if backend == "sim" else " --backend " + backend, spec,
+                                                     r.get("file"))
         results.append(CaseResult(r.get("file"), verdict, r.get("signature") or r.get("accepted_signature"), detail,
                                   r.get("spec") or {}, r.get("kernel") or {}, replay))
     if done.returncode == 2 and not results:

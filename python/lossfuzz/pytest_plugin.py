@@ -35,6 +35,8 @@ def pytest_addoption(parser):
                     help="the fuzzer's seed (default 1): the same seed, the same cases")
     group.addoption("--lossfuzz-out", default=None, metavar="DIR",
                     help="where each test's campaign is kept (default: pytest's cache, .pytest_cache/d/lossfuzz)")
+    group.addoption("--lossfuzz-backend", default="sim", choices=("sim", "cuda"),
+                    help="where the cases' tensors are: sim (the CPU, default) or cuda (the GPU)")
     parser.addini("lossfuzz_seconds", "seconds of fuzzing per lossfuzz_fuzz test (--lossfuzz-seconds)", default="10")
 
 
@@ -70,7 +72,8 @@ def _reproduce(config, nodeid):
 @pytest.fixture
 def lossfuzz_fuzz(request):
     """fuzz(fn, seconds=None, **options): fuzzes fn (lossfuzz.fuzz's options:
-    claims, target, jobs, corpus, world_size) for --lossfuzz-seconds (else
+    claims, target, jobs, corpus, world_size, backend: --lossfuzz-backend's
+    when not given) for --lossfuzz-seconds (else
     seconds, else the ini's), failing the test with the report's entries.
     Returns the lossfuzz.Campaign (None when only replaying)."""
     config, nodeid = request.config, request.node.nodeid
@@ -86,13 +89,15 @@ def lossfuzz_fuzz(request):
         secs = _seconds(config, seconds)
         if secs <= 0:  # replay only: what earlier campaigns of this test minimized
             repros = sorted(glob.glob(os.path.join(out, "repros", "*.json")))
-            failed = [r for r in check_kernel(fn, repros, options.get("claims"), options.get("world_size"))
-                      if r.failed]
+            backend = options.get("backend", config.getoption("--lossfuzz-backend"))
+            results = check_kernel(fn, repros, options.get("claims"), options.get("world_size"), backend)
+            failed = [r for r in results if r.failed]
             if failed:
                 pytest.fail("lossfuzz: %d earlier finding(s) of this test still fail on %s:\n\n%s\n\n%s" % (
                     len(failed), kernel_spec(fn), "\n\n".join(map(str, failed)), _reproduce(config, nodeid)),
                     pytrace=False)
             return None
+        options.setdefault("backend", config.getoption("--lossfuzz-backend"))
         campaign = fuzz(fn, seconds=secs, out=out, seed=seed, **options)
         if campaign.findings:
             pytest.fail("lossfuzz: %d finding(s) in %g s of fuzzing %s (campaign %s)\n\n%s\n\n%s" % (
@@ -129,14 +134,16 @@ class LossfuzzCase:
     is outside fn's claims. The folder's files are replayed in one lossfuzz
     run per kernel, the first time one of them is checked."""
 
-    def __init__(self, path, siblings, cache):
-        self.path, self._siblings, self._cache = path, siblings, cache
+    def __init__(self, path, siblings, cache, config):
+        self.path, self._siblings, self._cache, self._config = path, siblings, cache, config
 
     def check(self, fn, claims=None, world_size=None):
-        key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, tuple(self._siblings))
+        backend = self._config.getoption("--lossfuzz-backend")
+        key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, backend, tuple(self._siblings))
         if key not in self._cache:
             try:
-                self._cache[key] = {r.file: r for r in check_kernel(fn, self._siblings, claims, world_size)}
+                found = check_kernel(fn, self._siblings, claims, world_size, backend)
+                self._cache[key] = {r.file: r for r in found}
             except LossfuzzError as exc:
                 pytest.fail("lossfuzz could not run: %s" % exc, pytrace=False)
         result = self._cache[key].get(self.path)
@@ -154,4 +161,4 @@ _results = {}  # one replay per (kernel, claims, folder) for the whole session
 
 @pytest.fixture
 def lossfuzz_case(request):
-    return LossfuzzCase(request.param, _case_files(request.node), _results)
+    return LossfuzzCase(request.param, _case_files(request.node), _results, request.config)

@@ -18,6 +18,7 @@ if not os.environ.get("LOSSFUZZ_TEST_INSTALLED"):  # else the package pip instal
     sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(ROOT, "examples", "kernels"))
 import ce_python  # noqa: E402
+import torch  # noqa: E402
 
 import lossfuzz  # noqa: E402
 
@@ -78,6 +79,9 @@ class FuzzTest(unittest.TestCase):
             lossfuzz.fuzz("py:no_such_module:f", seconds=1)
         with self.assertRaisesRegex(lossfuzz.LossfuzzError, "--seconds|seconds"):
             lossfuzz.fuzz(ce_python.rows, seconds=-1)
+        if not torch.cuda.is_available():  # said, whether the build or the machine lacks CUDA
+            with self.assertRaisesRegex(lossfuzz.LossfuzzError, "CUDA"):
+                lossfuzz.fuzz(ce_python.rows, seconds=1, backend="cuda")
 
 
 class CheckKernelTest(unittest.TestCase):
