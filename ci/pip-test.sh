@@ -35,7 +35,8 @@ echo "pip-test: pip install . (and pytest) in $(since "$start") s: $("$venv/loss
 
 cd "$tmp"
 [ -x "$venv/lossfuzz" ] || fail "pip install . put no lossfuzz command in the environment's bin/"
-if ldd "$venv/lossfuzz" | grep -Eq 'libjansson|libz\.'; then fail "the installed lossfuzz needs jansson or zlib"; fi
+guard=$("$venv/python" -c "import lossfuzz, os; print(os.path.dirname(lossfuzz.__file__))")/liblossfuzz_guard.so
+if ldd "$venv/lossfuzz" "$guard" | grep -Eq 'libjansson|libz\.|not found'; then fail "the installed lossfuzz needs jansson or zlib"; fi
 "$venv/lossfuzz" list-targets | grep -q fuzz_class || fail "the installed lossfuzz does not run"
 "$venv/python" -c "import lossfuzz, sys; lossfuzz.check_kernel" || fail "import lossfuzz"
 LOSSFUZZ_TEST_INSTALLED=1 "$venv/python" "$src/python/tests/api_test.py" "$venv/lossfuzz" >"$tmp/api.log" 2>&1 ||
@@ -83,6 +84,15 @@ echo "pip-test: the wheel $(basename "$wheel"): $(du -k "$wheel" | cut -f1) KiB 
 "$python" -m venv --system-site-packages "$tmp/other"
 "$tmp/other/bin/pip" install -q --disable-pip-version-check --no-index "$wheel" || fail "the wheel does not install"
 cd /
-"$tmp/other/bin/lossfuzz" fuzz --seconds 2 --kernel "py:$tmp/project/ce_python.py:rows" --out "$tmp/other-run" |
-    grep -q "findings: 0" || fail "the wheel's lossfuzz did not fuzz the correct kernel cleanly"
+said=$("$tmp/other/bin/lossfuzz" fuzz --seconds 2 --kernel "py:$tmp/project/ce_python.py:rows" --out "$tmp/other-run") ||
+    fail "the wheel's lossfuzz exited $?: $said"
+echo "$said" | grep -q "findings: 0" || fail "the wheel's lossfuzz did not fuzz the correct kernel cleanly: $said"
+"$tmp/other/bin/python" -c "
+import lossfuzz, torch
+try:
+    lossfuzz.check(torch.zeros(2, 3), torch.tensor([1, 3]))
+except lossfuzz.GuardError as e:
+    assert e.error == 'label_out_of_range', e
+else:
+    raise SystemExit('the guard passed a label of 3 for 3 classes')" || fail "the wheel's guard library"
 echo "pip-test: passed"

@@ -8,7 +8,8 @@
 #include <stddef.h>
 
 /* The path of `rel` (e.g. "python/lossfuzz_worker.py", "corpus/fuzz_class")
- * into out; false (out: the source tree's path) when neither place has it. */
+ * into out; false when neither place has it (out then holds the source tree's
+ * path, or, in a wheel, rel itself: not to be used). */
 bool lf_data_path(const char *rel, char *out, size_t len);
 
 /* NAME beside the lossfuzz executable (out); false when it is not there or not

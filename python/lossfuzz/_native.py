@@ -43,7 +43,7 @@ def _candidates():
     env = os.environ.get("LOSSFUZZ_GUARD_LIB")
     if env:
         yield env
-    yield os.path.join(here, "liblossfuzz_guard.so")  # copied in by `pip install ./python`
+    yield os.path.join(here, "liblossfuzz_guard.so")  # installed by `pip install .`
     yield os.path.join(here, "..", "..", "build", "harness", "liblossfuzz_guard.so")  # the source tree's build
 
 
@@ -61,8 +61,8 @@ def load():
         if lib.lossfuzz_guard_abi() != ABI:
             raise ImportError("%s has guard ABI %d, this package speaks %d" % (path, lib.lossfuzz_guard_abi(), ABI))
         return lib
-    raise ImportError("liblossfuzz_guard.so not found (build lossfuzz with CMake, then `pip install ./python`, or set "
-                      "LOSSFUZZ_GUARD_LIB); tried: %s" % ", ".join(tried))
+    raise ImportError("liblossfuzz_guard.so not found (`pip install .` in lossfuzz's clone builds it into this package, "
+                      "or set LOSSFUZZ_GUARD_LIB); tried: %s" % ", ".join(tried))
 
 
 CPU, CUDA = 1, 2  # lossfuzz_guard_devices' bits, and DLPack's device types kDLCPU, kDLCUDA

@@ -13,6 +13,8 @@ import dataclasses
 import json
 import os
 import re
+import shlex
+import sys
 import tempfile
 from typing import List, Optional
 
@@ -43,7 +45,8 @@ class Finding:
 
 
 class FindingsError(AssertionError):
-    """A campaign or a replay found the kernel breaking PyTorch's contract."""
+    """A campaign or a replay found the kernel breaking PyTorch's contract (or,
+    for check_kernel, a case file lossfuzz could not use)."""
 
     def __init__(self, findings, text):
         self.findings = findings
@@ -91,16 +94,41 @@ def _case_of(path):
         return {}
 
 
-def _losses_target(fn, claims):
-    """The byte format whose cases the kernel's losses take (fuzz_linear for a fused linear + CE)."""
-    if claims is None and callable(fn):
-        claims = getattr(fn, "lossfuzz_claims", None)
-    losses = (claims or {}).get("losses") or ["cross_entropy"]
-    if all(loss == "linear_cross_entropy" for loss in losses):
-        return "fuzz_linear"
-    if all(loss.endswith("_prob") or loss == "binary_cross_entropy_with_logits" for loss in losses):
-        return "fuzz_prob"
-    return "fuzz_class"
+_table = {}
+
+
+def _losses():
+    """lossfuzz's loss table by name (`lossfuzz describe --json`: its one home)."""
+    if not _table:
+        _table.update((row["name"], row) for row in json.loads(run(["describe", "--json"]).stdout)["losses"])
+    return _table
+
+
+def _claims_of(fn):
+    """A callable's claims as the worker reads them: on it, else on its module."""
+    if not callable(fn):
+        return None
+    held = getattr(fn, "lossfuzz_claims", None)
+    return held if held is not None else getattr(sys.modules.get(getattr(fn, "__module__", "") or ""),
+                                                 "lossfuzz_claims", None)
+
+
+def _fuzz_target(fn, claims):
+    """The byte format whose cases the claimed losses take: fuzz_class where one
+    takes class indices, else fuzz_prob, else fuzz_linear (a fused linear + CE)."""
+    claims = claims if claims is not None else _claims_of(fn)
+    kinds = set()
+    for name in (claims or {}).get("losses") or ["cross_entropy"]:
+        prob = name.endswith("_prob") and name[:-len("_prob")] in _losses()
+        row = _losses().get(name[:-len("_prob")] if prob else name)
+        if row is not None:
+            kinds.add("linear" if row["fused_linear"] else "prob" if prob or "class" not in row["targets"] else "class")
+    return "fuzz_class" if "class" in kinds or not kinds else "fuzz_prob" if "prob" in kinds else "fuzz_linear"
+
+
+def _claims_prefix(claims):
+    """What a replay command needs before it for claims given to the API (the worker's $LOSSFUZZ_CLAIMS)."""
+    return "" if claims is None else "LOSSFUZZ_CLAIMS=%s " % shlex.quote(json.dumps(claims))
 
 
 def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, target=None, world_size=None,
@@ -114,11 +142,11 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
     "sim" (tensors on the CPU) or "cuda" (on the GPU, PyTorch's CUDA
     semantics). The same seed gives the same cases. raise_on_finding:
     FindingsError with the report's entries instead of returning them."""
-    spec = kernel_spec(fn)
+    spec, target = kernel_spec(fn), target or _fuzz_target(fn, claims)
     out = os.fspath(out) if out else tempfile.mkdtemp(prefix="lossfuzz-campaign-")
     os.makedirs(out, exist_ok=True)
     args = ["fuzz", "--kernel", spec, "--seconds", "%g" % seconds, "--seed", str(int(seed)), "--jobs", str(int(jobs)),
-            "--out", out, "--target", target or _losses_target(fn, claims), "--backend", backend]
+            "--out", out, "--target", target, "--backend", backend]
     if corpus:
         args += ["--corpus", os.fspath(corpus)]
     if world_size:
@@ -134,11 +162,17 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
     entries = _entries(report)
     found = [Finding(r["signature"], r["class"], r["harm"], r["hits"], r["first_s"],
                      _case_of(r.get("file")), r.get("file") or "", r.get("pytorch") or "",
-                     r.get("kernel") or "", r.get("detail") or "", r.get("replay") or "", r.get("accepted"),
-                     entries.get(r["signature"], r["signature"])) for r in rows]
+                     r.get("kernel") or "", r.get("detail") or "", _claims_prefix(claims) + (r.get("replay") or ""),
+                     r.get("accepted"), entries.get(r["signature"], r["signature"])) for r in rows]
     lines = done.stdout.strip().splitlines()
-    campaign = Campaign([f for f in found if not f.accepted], [f for f in found if f.accepted], out, report,
-                        lines[-1] if lines else "", int(seed))
+    summary = lines[-1] if lines else ""
+    ran = re.search(r"(\d+) cases in .*?(\d+) run by the kernel", summary)
+    if ran and int(ran.group(1)) > 0 and int(ran.group(2)) == 0:  # a green campaign that tested nothing
+        raise LossfuzzError("none of the %s cases of %s was within the kernel's claims: give target= (fuzz_class, "
+                            "fuzz_prob, fuzz_linear, fuzz_llm) or widen its claims (%s)" % (ran.group(1), target,
+                                                                                             summary))
+    campaign = Campaign([f for f in found if not f.accepted], [f for f in found if f.accepted], out, report, summary,
+                        int(seed))
     if raise_on_finding:
         campaign.raise_for_findings()
     return campaign
@@ -174,9 +208,9 @@ def check_kernel(fn, cases, claims=None, world_size=None, backend="sim", raise_o
     if not paths:
         return []
     spec = kernel_spec(fn)
-    args = ["check", "--json", "--backend", backend, "--kernel", spec]
-    args += ["--world-size", str(int(world_size))] if world_size else []
-    done = run(args + paths, claims, answers=(0, 1, 2))  # 2: an unusable file, said in its line
+    kernel = ["--kernel", spec] + (["--backend", backend] if backend != "sim" else [])
+    kernel += ["--world-size", str(int(world_size))] if world_size else []
+    done = run(["check", "--json"] + kernel + paths, claims, answers=(0, 1, 2))  # 2: an unusable file, said in its line
     results = []
     for line in done.stdout.splitlines():
         if not line.startswith("{"):
@@ -187,8 +221,7 @@ def check_kernel(fn, cases, claims=None, world_size=None, backend="sim", raise_o
             verdict, detail = "skipped", "outside the kernel's claims: %s" % r["kernel_skipped"]
         elif r.get("accepted"):
             verdict = "accepted"
-        replay = "lossfuzz check%s --kernel %s %s" % ("" if backend == "sim" else " --backend " + backend, spec,
-                                                     r.get("file"))
+        replay = "%slossfuzz check %s" % (_claims_prefix(claims), " ".join(map(shlex.quote, kernel + [r["file"]])))
         results.append(CaseResult(r.get("file"), verdict, r.get("signature") or r.get("accepted_signature"), detail,
                                   r.get("spec") or {}, r.get("kernel") or {}, replay))
     if done.returncode == 2 and not results:

@@ -10,15 +10,18 @@ entry point in pyproject.toml loads this plugin).
 
 A failing test's message is the campaign report's entry for each finding (the
 minimized case, PyTorch's and the kernel's answers, the replay command).
-Campaigns are kept per test in pytest's cache (.pytest_cache/d/lossfuzz, or
---lossfuzz-out): with --lossfuzz-seconds 0 a fuzz test replays its earlier
-campaigns' minimized findings and fuzzes nothing. The same --lossfuzz-seed,
+Campaigns are kept per test and kernel in pytest's cache
+(.pytest_cache/d/lossfuzz, or --lossfuzz-out): with --lossfuzz-seconds 0 a
+fuzz test replays its earlier campaign's minimized findings and fuzzes
+nothing (skipped where it has no earlier campaign). The same --lossfuzz-seed,
 the same cases.
 """
 import glob
+import hashlib
 import json
 import os
 import re
+import shlex
 
 import pytest
 
@@ -57,25 +60,36 @@ def pytest_report_header(config):
                                                                             config.getoption("--lossfuzz-seed"))
 
 
-def _out_dir(config, nodeid):
+def _folder(text):
+    """A folder name for a test id or a kernel: readable, and within file-name limits (hashed when long)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "_"
+    return name if len(name) <= 100 else "%s-%s" % (name[:80], hashlib.sha1(text.encode()).hexdigest()[:12])
+
+
+def _out_dir(config, nodeid, spec):
+    """Where a test's campaign of one kernel is kept."""
     root = config.getoption("--lossfuzz-out")
     if root is None:
-        root = str(config.cache.mkdir("lossfuzz")) if config.cache else os.path.join(str(config.rootpath),
-                                                                                      ".lossfuzz")
-    return os.path.join(root, re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_"))
+        cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+        root = str(cache.mkdir("lossfuzz")) if cache is not None else os.path.join(str(config.rootpath), ".lossfuzz")
+    return os.path.join(os.path.abspath(root), _folder(nodeid), _folder(spec))
 
 
-def _reproduce(config, nodeid):
-    return "reproduce: pytest --lossfuzz-seed %d '%s'" % (config.getoption("--lossfuzz-seed"), nodeid)
+def _reproduce(config, nodeid, seconds):
+    args = ["pytest", "--lossfuzz-seed", str(config.getoption("--lossfuzz-seed")), "--lossfuzz-seconds", "%g" % seconds]
+    if config.getoption("--lossfuzz-backend") != "sim":
+        args += ["--lossfuzz-backend", config.getoption("--lossfuzz-backend")]
+    return "reproduce: " + " ".join(shlex.quote(a) for a in args + [nodeid])
 
 
 @pytest.fixture
 def lossfuzz_fuzz(request):
     """fuzz(fn, seconds=None, **options): fuzzes fn (lossfuzz.fuzz's options:
     claims, target, jobs, corpus, world_size, backend: --lossfuzz-backend's
-    when not given) for --lossfuzz-seconds (else
-    seconds, else the ini's), failing the test with the report's entries.
-    Returns the lossfuzz.Campaign (None when only replaying)."""
+    when not given) for --lossfuzz-seconds (else seconds, else the ini's),
+    failing the test with the report's entries; --lossfuzz-seed and the
+    test's own folder stand for seed= and out=. Returns the lossfuzz.Campaign
+    (None when only replaying)."""
     config, nodeid = request.config, request.node.nodeid
 
     def run(fn, seconds=None, **options):
@@ -85,24 +99,26 @@ def lossfuzz_fuzz(request):
             pytest.fail("lossfuzz could not run: %s" % exc, pytrace=False)
 
     def campaign_or_replay(fn, seconds=None, **options):
-        out, seed = _out_dir(config, nodeid), config.getoption("--lossfuzz-seed")
+        spec = kernel_spec(fn)
+        out = os.path.abspath(options.pop("out", None) or _out_dir(config, nodeid, spec))
+        seed = options.pop("seed", config.getoption("--lossfuzz-seed"))
+        options.setdefault("backend", config.getoption("--lossfuzz-backend"))
         secs = _seconds(config, seconds)
         if secs <= 0:  # replay only: what earlier campaigns of this test minimized
-            repros = sorted(glob.glob(os.path.join(out, "repros", "*.json")))
-            backend = options.get("backend", config.getoption("--lossfuzz-backend"))
-            results = check_kernel(fn, repros, options.get("claims"), options.get("world_size"), backend)
+            if not os.path.exists(os.path.join(out, "report.json")):
+                pytest.skip("lossfuzz: --lossfuzz-seconds 0 and no earlier campaign of this test to replay (%s)" % out)
+            repros = sorted(glob.glob(os.path.join(glob.escape(out), "repros", "*.json")))
+            results = check_kernel(fn, repros, options.get("claims"), options.get("world_size"), options["backend"])
             failed = [r for r in results if r.failed]
             if failed:
                 pytest.fail("lossfuzz: %d earlier finding(s) of this test still fail on %s:\n\n%s\n\n%s" % (
-                    len(failed), kernel_spec(fn), "\n\n".join(map(str, failed)), _reproduce(config, nodeid)),
-                    pytrace=False)
+                    len(failed), spec, "\n\n".join(map(str, failed)), _reproduce(config, nodeid, 0)), pytrace=False)
             return None
-        options.setdefault("backend", config.getoption("--lossfuzz-backend"))
         campaign = fuzz(fn, seconds=secs, out=out, seed=seed, **options)
         if campaign.findings:
             pytest.fail("lossfuzz: %d finding(s) in %g s of fuzzing %s (campaign %s)\n\n%s\n\n%s" % (
-                len(campaign.findings), secs, kernel_spec(fn), out, "\n\n".join(f.entry for f in campaign.findings),
-                _reproduce(config, nodeid)), pytrace=False)
+                len(campaign.findings), secs, spec, out, "\n\n".join(f.entry for f in campaign.findings),
+                _reproduce(config, nodeid, secs)), pytrace=False)
         return campaign
 
     return run
@@ -118,7 +134,7 @@ def _case_files(node):
     files = []
     for path in marker.args:
         path = os.path.join(here, os.fspath(path))
-        files += sorted(glob.glob(os.path.join(path, "*.json"))) if os.path.isdir(path) else [path]
+        files += sorted(glob.glob(os.path.join(glob.escape(path), "*.json"))) if os.path.isdir(path) else [path]
     return files
 
 
@@ -139,13 +155,13 @@ class LossfuzzCase:
 
     def check(self, fn, claims=None, world_size=None):
         backend = self._config.getoption("--lossfuzz-backend")
-        key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, backend, tuple(self._siblings))
-        if key not in self._cache:
-            try:
+        try:
+            key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, backend, tuple(self._siblings))
+            if key not in self._cache:
                 found = check_kernel(fn, self._siblings, claims, world_size, backend)
                 self._cache[key] = {r.file: r for r in found}
-            except LossfuzzError as exc:
-                pytest.fail("lossfuzz could not run: %s" % exc, pytrace=False)
+        except LossfuzzError as exc:
+            pytest.fail("lossfuzz could not run: %s" % exc, pytrace=False)
         result = self._cache[key].get(self.path)
         if result is None:
             pytest.fail("lossfuzz check gave no result for %s" % self.path, pytrace=False)

@@ -7,7 +7,10 @@ kernel's own; a case folder is replayed with a result per file; what lossfuzz
 cannot run on raises LossfuzzError. Run from the source tree (the lossfuzz
 command: $LOSSFUZZ or build/lossfuzz) or, LOSSFUZZ_TEST_INSTALLED=1, against
 the package pip installed."""
+import functools
+import glob
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -23,6 +26,12 @@ import torch  # noqa: E402
 import lossfuzz  # noqa: E402
 
 REGRESSIONS = os.path.join(ROOT, "regressions")
+BEFORE = set(glob.glob(os.path.join(tempfile.gettempdir(), "lossfuzz-campaign-*")))
+
+
+def tearDownModule():  # the campaigns' folders lossfuzz.fuzz made (out=None): this test's, not kept
+    for folder in set(glob.glob(os.path.join(tempfile.gettempdir(), "lossfuzz-campaign-*"))) - BEFORE:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class FuzzTest(unittest.TestCase):
@@ -82,6 +91,51 @@ class FuzzTest(unittest.TestCase):
         if not torch.cuda.is_available():  # said, whether the build or the machine lacks CUDA
             with self.assertRaisesRegex(lossfuzz.LossfuzzError, "CUDA"):
                 lossfuzz.fuzz(ce_python.rows, seconds=1, backend="cuda")
+
+
+class Callable:
+    def __call__(self, input, target, **options):
+        return ce_python.rows(input, target, **options)
+
+    def rows(self, input, target, **options):
+        return ce_python.rows(input, target, **options)
+
+
+class ApplyLoss(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, target):
+        return ce_python.rows(input, target)
+
+
+held_object = Callable()
+held_partial = functools.partial(ce_python.rows, reduction="mean")
+
+
+class NamingTest(unittest.TestCase):
+    """What --kernel the worker is given for each kind of callable (no lossfuzz run)."""
+
+    def test_names(self):
+        from lossfuzz._command import kernel_spec
+        me = "py:%s:" % __name__ if __name__ != "__main__" else "py:%s:" % os.path.abspath(__file__)
+        self.assertEqual(kernel_spec(ce_python.rows), "py:ce_python:rows")
+        self.assertEqual(kernel_spec(held_object), me + "held_object")
+        self.assertEqual(kernel_spec(held_object.rows), me + "held_object.rows")
+        self.assertEqual(kernel_spec(held_partial), me + "held_partial")
+        self.assertEqual(kernel_spec(ApplyLoss.apply), me + "ApplyLoss.apply")  # a builtin method of the class
+        self.assertEqual(kernel_spec("build/x.so"), "build/x.so")
+
+    def test_targets_follow_the_claims(self):
+        from lossfuzz.fuzzing import _fuzz_target
+        self.assertEqual(_fuzz_target(ce_python.rows, None), "fuzz_class")
+        self.assertEqual(_fuzz_target(None, {"losses": ["cross_entropy_prob"]}), "fuzz_prob")
+        self.assertEqual(_fuzz_target(None, {"losses": ["binary_cross_entropy_with_logits"]}), "fuzz_prob")
+        self.assertEqual(_fuzz_target(None, {"losses": ["linear_cross_entropy"]}), "fuzz_linear")
+        self.assertEqual(_fuzz_target(None, {"losses": ["nll_loss", "cross_entropy_prob"]}), "fuzz_class")
+
+    def test_a_campaign_that_tested_nothing_raises(self):
+        claims = dict(ce_python.rows.lossfuzz_claims, losses=["cross_entropy"])
+        with self.assertRaisesRegex(lossfuzz.LossfuzzError, "none of the .* cases of fuzz_linear"):
+            lossfuzz.fuzz(ce_python.rows, seconds=1, claims=claims, target="fuzz_linear")
 
 
 class CheckKernelTest(unittest.TestCase):

@@ -25,8 +25,8 @@ const lf_backend *lf_backend_find_asserts(const char *name, bool hard_asserts, c
     return be;
 #else
     (void)hard_asserts;
-    *why = "this build has no CUDA (nvcc was not found when it was built: with the CUDA Toolkit installed, build "
-           "again, or pip install again)";
+    *why = "this build has no CUDA (built without: nvcc not found, or CUDA turned off; with the CUDA Toolkit "
+           "installed, build again, or pip install again)";
     return NULL;
 #endif
 }

@@ -39,7 +39,8 @@ int lf_cli_next_option(int argc, char **argv, const struct option *opts, const c
 void lf_cli_print_version(void)
 {
     printf("lossfuzz %s, %s\n", LF_VERSION,
-           lf_backend_cuda_built() ? "CUDA kernels built" : "no CUDA kernels (nvcc was not found when it was built)");
+           lf_backend_cuda_built() ? "CUDA kernels built"
+                                   : "no CUDA kernels (built without: nvcc not found, or CUDA turned off)");
 }
 
 bool lf_cli_parse_target(const char *command, const char *name, lf_target *out)

@@ -162,10 +162,12 @@ int lf_cmd_fuzz(int argc, char **argv)
     }
     double elapsed = (lf_now_ms() - start) / 1e3;
     if (!be && !(be = lf_cli_backend("fuzz", &cfg))) return LF_EXIT_UNUSABLE; /* the report re-checks the repros */
-    char title[4400], kernel[4200]; /* the kernel as --kernel gives it again: its ranks too */
+    char title[4400], kernel[4200]; /* the kernel as --kernel gives it again: its ranks and backend too */
     snprintf(kernel, sizeof kernel, "%.4000s", cfg.kernel ? cfg.kernel : "");
     if (cfg.kernel && cfg.world_size)
         snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --world-size %d", cfg.world_size);
+    if (cfg.kernel && strcmp(cfg.backend, "sim"))
+        snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --backend %.16s", cfg.backend);
     snprintf(title, sizeof title, "%s, %s, %.0f s, %d job%s", lf_target_name(target),
              cfg.kernel ? kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
     int entries = 0,
