@@ -7,20 +7,28 @@
 #include <string.h>
 #include <unistd.h>
 
-bool lf_data_path(const char *rel, char *out, size_t len)
+/* The folder of the running lossfuzz executable (<prefix>/bin) into dir; false when unknown. */
+static bool exe_dir(char *dir, size_t len)
 {
     char exe[4096];
-#ifdef LF_SOURCE_DIR /* not in a wheel: it runs where the tree it was built from is not */
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return false;
+    exe[n] = 0;
+    snprintf(dir, len, "%s", dirname(exe));
+    return true;
+}
+
+bool lf_data_path(const char *rel, char *out, size_t len)
+{
+    char bin[4096], installed[4096 + 64];
+#ifdef LF_SOURCE_DIR /* undefined in a wheel, which runs where the tree it was built from is not */
     snprintf(out, len, "%s/%s", LF_SOURCE_DIR, rel);
     if (access(out, R_OK) == 0) return true;
 #else
     snprintf(out, len, "%s", rel);
 #endif
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1); /* <prefix>/bin/lossfuzz */
-    if (n <= 0) return false;
-    exe[n] = 0;
-    char installed[4096 + 64];
-    snprintf(installed, sizeof installed, "%s/../share/lossfuzz/%s", dirname(exe), rel);
+    if (!exe_dir(bin, sizeof bin)) return false;
+    snprintf(installed, sizeof installed, "%s/../share/lossfuzz/%s", bin, rel);
     if (access(installed, R_OK) != 0) return false;
     snprintf(out, len, "%s", installed);
     return true;
@@ -28,10 +36,8 @@ bool lf_data_path(const char *rel, char *out, size_t len)
 
 bool lf_beside_exe(const char *name, char *out, size_t len)
 {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return false;
-    exe[n] = 0;
-    snprintf(out, len, "%s/%s", dirname(exe), name);
+    char bin[4096];
+    if (!exe_dir(bin, sizeof bin)) return false;
+    snprintf(out, len, "%s/%s", bin, name);
     return access(out, X_OK) == 0;
 }

@@ -118,9 +118,10 @@ def _fuzz_target(fn, claims):
     takes class indices, else fuzz_prob, else fuzz_linear (a fused linear + CE)."""
     claims = claims if claims is not None else _claims_of(fn)
     kinds = set()
+    table = _losses()
     for name in (claims or {}).get("losses") or ["cross_entropy"]:
-        prob = name.endswith("_prob") and name[:-len("_prob")] in _losses()
-        row = _losses().get(name[:-len("_prob")] if prob else name)
+        prob = name.endswith("_prob") and name[:-len("_prob")] in table
+        row = table.get(name[:-len("_prob")] if prob else name)
         if row is not None:
             kinds.add("linear" if row["fused_linear"] else "prob" if prob or "class" not in row["targets"] else "class")
     return "fuzz_class" if "class" in kinds or not kinds else "fuzz_prob" if "prob" in kinds else "fuzz_linear"
@@ -129,6 +130,12 @@ def _fuzz_target(fn, claims):
 def _claims_prefix(claims):
     """What a replay command needs before it for claims given to the API (the worker's $LOSSFUZZ_CLAIMS)."""
     return "" if claims is None else "LOSSFUZZ_CLAIMS=%s " % shlex.quote(json.dumps(claims))
+
+
+def _kernel_args(spec, backend, world_size):
+    """How `lossfuzz fuzz` and `lossfuzz check` are given the kernel: where it runs, on how many ranks."""
+    args = ["--kernel", spec] + (["--backend", backend] if backend != "sim" else [])
+    return args + (["--world-size", str(int(world_size))] if world_size else [])
 
 
 def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, target=None, world_size=None,
@@ -145,12 +152,10 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
     spec, target = kernel_spec(fn), target or _fuzz_target(fn, claims)
     out = os.fspath(out) if out else tempfile.mkdtemp(prefix="lossfuzz-campaign-")
     os.makedirs(out, exist_ok=True)
-    args = ["fuzz", "--kernel", spec, "--seconds", "%g" % seconds, "--seed", str(int(seed)), "--jobs", str(int(jobs)),
-            "--out", out, "--target", target, "--backend", backend]
+    args = ["fuzz"] + _kernel_args(spec, backend, world_size) + ["--seconds", "%g" % seconds, "--seed", str(int(seed)),
+                                                                 "--jobs", str(int(jobs)), "--out", out, "--target", target]
     if corpus:
         args += ["--corpus", os.fspath(corpus)]
-    if world_size:
-        args += ["--world-size", str(int(world_size))]
     done = run(args, claims)
     try:
         with open(os.path.join(out, "report.json")) as f:
@@ -207,9 +212,7 @@ def check_kernel(fn, cases, claims=None, world_size=None, backend="sim", raise_o
     paths = [os.fspath(cases)] if isinstance(cases, (str, os.PathLike)) else [os.fspath(c) for c in cases]
     if not paths:
         return []
-    spec = kernel_spec(fn)
-    kernel = ["--kernel", spec] + (["--backend", backend] if backend != "sim" else [])
-    kernel += ["--world-size", str(int(world_size))] if world_size else []
+    kernel = _kernel_args(kernel_spec(fn), backend, world_size)
     done = run(["check", "--json"] + kernel + paths, claims, answers=(0, 1, 2))  # 2: an unusable file, said in its line
     results = []
     for line in done.stdout.splitlines():

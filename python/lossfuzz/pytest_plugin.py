@@ -140,8 +140,9 @@ def _case_files(node):
 
 def pytest_generate_tests(metafunc):
     if "lossfuzz_case" in metafunc.fixturenames:
-        files = _case_files(metafunc.definition)
-        metafunc.parametrize("lossfuzz_case", files, ids=[os.path.basename(f) for f in files], indirect=True)
+        files = _case_files(metafunc.definition)  # each test's param: its file and the folder's, listed once
+        metafunc.parametrize("lossfuzz_case", [(f, tuple(files)) for f in files],
+                             ids=[os.path.basename(f) for f in files], indirect=True)
 
 
 class LossfuzzCase:
@@ -156,7 +157,7 @@ class LossfuzzCase:
     def check(self, fn, claims=None, world_size=None):
         backend = self._config.getoption("--lossfuzz-backend")
         try:
-            key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, backend, tuple(self._siblings))
+            key = (kernel_spec(fn), json.dumps(claims, sort_keys=True), world_size, backend, self._siblings)
             if key not in self._cache:
                 found = check_kernel(fn, self._siblings, claims, world_size, backend)
                 self._cache[key] = {r.file: r for r in found}
@@ -177,4 +178,5 @@ _results = {}  # one replay per (kernel, claims, folder) for the whole session
 
 @pytest.fixture
 def lossfuzz_case(request):
-    return LossfuzzCase(request.param, _case_files(request.node), _results, request.config)
+    path, siblings = request.param
+    return LossfuzzCase(path, siblings, _results, request.config)
