@@ -54,7 +54,7 @@ expect 2 "unknown option --frobnicate" "$lf" minimize --frobnicate
 : >"$dir/empty.safetensors"
 : >"$dir/empty.json"
 printf 'PK\003' >"$dir/pk3.npz"
-head -c 300 /dev/urandom >"$dir/random.npz"
+head -c 300 /dev/urandom | tr '{' 'x' >"$dir/random.npz"   # no '{': never JSON- or .safetensors-like (b[8] == '{')
 head -c 300 /dev/urandom | tr '{' 'x' >"$dir/random.bin"   # no '{' anywhere: no chance of a JSON-like first byte
 cp "$dir/good.json" "$dir/case.npz"
 expect 2 "empty.npz: empty file" "$lf" repro "$dir/empty.npz"
