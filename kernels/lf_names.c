@@ -18,5 +18,7 @@ int lf_cond_id_of(const char *text)
 {
     for (int id = 0; id < LF_COND_COUNT; id++)
         if (!strcmp(text, lf_cond_text_at(id))) return id;
+    /* the gather's text before CUDA_KERNEL_ASSERT_VERBOSE (PyTorch 1.x) */
+    if (!strcmp(text, "idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"")) return LF_COND_GATHER;
     return LF_COND_NONE;
 }

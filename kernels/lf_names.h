@@ -33,7 +33,8 @@ LF_DEVICE const char *lf_cond_text_at(int id)
     case LF_COND_T_UPPER: return "t < n_classes";
     case LF_COND_CUR_RANGE: return "cur_target >= 0 && cur_target < n_classes";
     case LF_COND_CUR_UPPER: return "cur_target < n_classes";
-    case LF_COND_GATHER: return "idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"";
+    case LF_COND_GATHER: /* ScatterGatherKernel.cu's CUDA_KERNEL_ASSERT_VERBOSE (PyTorch 2.11, measured on an H200) */
+        return "idx_dim >= 0 && idx_dim < index_size && \"scatter gather kernel index out of bounds\"";
     case LF_COND_MULTI_MARGIN: return "target_k >= 0 && target_k < dim && \"target index is out of bounds\"";
     default: return "?";
     }

@@ -4,6 +4,7 @@
  * on the CPU. The same list as ci/conformance/cpu_torch.py's KNOWN_DIFFERENCES,
  * which judges that bulk run. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lf_oracle.h"
@@ -41,6 +42,14 @@ static bool reads_int32_labels(const lf_case *c)
         if (v != (int32_t)v) return true;
     }
     return false;
+}
+
+/* PyTorch's version (torch.__version__, "2.11.0+cu130") is older than MAJOR.MINOR. */
+static bool torch_before(const char *version, int major, int minor)
+{
+    int a, b;
+    if (sscanf(version, "%d.%d", &a, &b) != 2) return false;
+    return a < major || (a == major && b < minor);
 }
 
 static bool has_label(const lf_case *c, int64_t label)
@@ -87,11 +96,12 @@ const char *lf_torch_known_difference(const lf_case *c, const lf_result *s, cons
         (!strcmp(t->error, "target_dtype") || !strcmp(t->error, "weight_dtype")))
         return "CUDA's nll_loss2d returns for a target without elements before it reads the target's or the weight's "
                "dtype (NLLLoss2d.cu); the CPU checks them (the spec models CUDA)";
-    if (torch1 && s->kind == LF_OUTCOME_HOST_ERROR && !strcmp(s->error, "target_dtype") && c->input.ndim <= 2 &&
+    bool before_2_13 = torch_before(version, 2, 13); /* PR 175151: nll_loss's meta function checks the target first */
+    if (before_2_13 && s->kind == LF_OUTCOME_HOST_ERROR && !strcmp(s->error, "target_dtype") && c->input.ndim <= 2 &&
         c->target.numel == 0 && t->kind == LF_OUTCOME_OK)
-        return "nll_loss's meta function checks the target's dtype on an empty batch too since PyTorch PR 175151 "
-               "(2026); 1.13 returns the empty result (the spec models PyTorch main)";
-    if (torch1 && class_loss && s->kind == LF_OUTCOME_HOST_ERROR && !strcmp(s->error, "target_dtype") &&
+        return "nll_loss's meta function checks the target's dtype on an empty batch too since PyTorch 2.13 (PR "
+               "175151); 2.12 and older return the empty result (2.11 on an H200; the spec models PyTorch main)";
+    if (before_2_13 && class_loss && s->kind == LF_OUTCOME_HOST_ERROR && !strcmp(s->error, "target_dtype") &&
         t->kind == LF_OUTCOME_HOST_ERROR && !strncmp(t->error, "weight_", 7))
         return "torch 1.13 checks the class weight (its size, its dtype) before the target's dtype; PyTorch main's "
                "nll_loss meta function checks the target's dtype first (PR 175151), which the spec follows (not "

@@ -356,6 +356,12 @@ static void cuda_assert_lines_are_read(void **state)
                                   &r));
     assert_int_equal(r.kernel_id, LF_K_GATHER);
     assert_int_equal(r.cond_id, LF_COND_GATHER);
+    assert_true(lf_exec_parse_assert_line(/* PyTorch 2.11's text (CUDA_KERNEL_ASSERT_VERBOSE), on an H200 */
+                                          "ScatterGatherKernel.cu:158: operator(): block: [0,0,0], thread: [10,0,0] "
+                                          "Assertion `idx_dim >= 0 && idx_dim < index_size && \"scatter gather "
+                                          "kernel index out of bounds\"` failed.",
+                                          &r));
+    assert_int_equal(r.cond_id, LF_COND_GATHER);
     assert_false(lf_exec_parse_assert_line("RuntimeError: CUDA error: device-side assert triggered", &r));
 }
 

@@ -59,7 +59,9 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
     if (label != c->ignore_index) {
         t.valid = 1;
         t.w = lf_spec_weight(c, label);
-        t.loss = -t.w * lp[label];
+        /* input * weight in the input dtype (scalar_t * scalar_t in every nll kernel, Loss.cu and NLLLoss2d.cu):
+         * a float16 product past 65504 is inf before the float32 sum (measured on an H200, PyTorch 2.11) */
+        t.loss = -lf_dtype_round(c->input.dtype, t.w * lp[label]);
         t.mag = fabs(t.w) * (fabs(lp[label]) + lp_extra);
         t.w_mag = fabs(t.w);
         /* An infinite weight times an lp that float may round to 0: inf or NaN. */

@@ -129,6 +129,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_exec: --cases must be >= 1 and --asserts >= 0\n");
         return 2;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each figure as it comes: a run stopped by its caller keeps the earlier ones */
     lf_numel_limit = LF_FUZZ_MAX_NUMEL;
     lf_case *cases = calloc((size_t)n, sizeof *cases);
     if (!corpus_cases(corpus, cases, n)) return 2;
