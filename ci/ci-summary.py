@@ -26,14 +26,15 @@ def campaigns(docs):
 
 def campaign_report(doc):
     print("### %s\n" % doc["title"])
-    print("| # | signature | harm | first after | hits | PyTorch | kernel |")
-    print("|---|---|---|---|---|---|---|")
-    for i, f in enumerate(doc["findings"], 1):
+    print("| # | signature | harm | cause | first after | hits (variants) | PyTorch | kernel |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, f in enumerate(doc["findings"], 1):  # one entry per cause, its variants folded in
         harm = ("accepted: " + f["accepted"]) if f.get("accepted") else f["harm"]
-        print("| %d | `%s` | %s | %.1f s | %d | %s | %s |" % (i, f["signature"], harm, f["first_s"], f["hits"],
-                                                            f["pytorch"][:80], f["kernel"][:80]))
+        print("| %d | `%s` | %s | %s | %.1f s | %d (%d) | %s | %s |" % (
+            i, f["signature"], harm, f.get("cause", "")[:100], f["first_s"], f["hits"], len(f.get("variants", [1])),
+            f["pytorch"][:80], f["kernel"][:80]))
     if not doc["findings"]:
-        print("| | no finding | | | | | |")
+        print("| | no finding | | | | | | |")
     print()
 
 

@@ -53,7 +53,8 @@ static const char *deviation(const lf_kernel_deviations *d, const lf_case *c, co
         return "labels_unchecked: the kernel leaves labels unchecked and returns numbers for bad ones";
     for (int i = 0; i < d->n_accepted; i++)
         if (starts_like(signature, d->accepted[i].prefix)) {
-            snprintf(why, sizeof why, "accepted: %s", d->accepted[i].reason);
+            snprintf(why, sizeof why, "accept %s: %s", d->accepted[i].prefix,
+                     d->accepted[i].reason); /* the claim, then why */
             return why;
         }
     return NULL;

@@ -21,6 +21,7 @@ enum {
     T_OPTIONS = 1 << 5,  /* weight, pos_weight, label smoothing, ignored targets */
     T_UPSTREAM = 1 << 6, /* the upstream gradient's kind, a frozen input */
     T_LOSS = 1 << 7,     /* which loss of a kernel that takes several */
+    T_LLM = 1 << 8,      /* the LLM family's options, loss mask, vocab-last and world size */
 };
 
 /* The classes that get traits, and which: one table. */
@@ -28,11 +29,12 @@ static const struct {
     const char *prefix;
     unsigned traits;
 } split[] = {
-    {"false-alarm/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS},
-    {"value-mismatch/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS},
-    {"grad-", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_UPSTREAM | T_LOSS},
-    {"shape-mismatch/", T_EMPTY | T_RANK | T_REDUCTION | T_LOSS},
-    {"dtype-mismatch/", T_DTYPE | T_OPTIONS | T_LOSS},
+    {"false-alarm/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS | T_LLM},
+    {"value-mismatch/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS | T_LLM},
+    {"output-mismatch/", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_LOSS | T_LLM},
+    {"grad-", T_EMPTY | T_DTYPE | T_LAYOUT | T_RANK | T_REDUCTION | T_OPTIONS | T_UPSTREAM | T_LOSS | T_LLM},
+    {"shape-mismatch/", T_EMPTY | T_RANK | T_REDUCTION | T_LOSS | T_LLM},
+    {"dtype-mismatch/", T_DTYPE | T_OPTIONS | T_LOSS | T_LLM},
 };
 
 static void add(char *out, size_t len, size_t *at, const char *trait)
@@ -74,6 +76,15 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
     if ((want & T_OPTIONS) && c->pos_weight.present) add(out, len, at, "pos_weight");
     if ((want & T_OPTIONS) && c->label_smoothing > 0) add(out, len, at, "smoothing");
     if ((want & T_OPTIONS) && any_ignored(c)) add(out, len, at, "ignored");
+    if (want & T_LLM) {
+        char w[16];
+        for (int o = 0; o < LF_LLM_COUNT; o++)
+            if ((c->llm_given >> o & 1) && c->llm[o] != lf_llm_defaults[o]) add(out, len, at, lf_llm_names[o]);
+        if (c->loss_mask.present) add(out, len, at, "loss_mask");
+        if (c->vocab_last && in->ndim > 2) add(out, len, at, "vocab_last");
+        snprintf(w, sizeof w, "W=%d", c->world_size);
+        if (c->world_size > 1) add(out, len, at, w);
+    }
     if (want & T_UPSTREAM) {
         add(out, len, at, lf_upstream_name(c->backward.upstream));
         if (!c->backward.input_requires_grad) add(out, len, at, "frozen");

@@ -75,9 +75,9 @@ void lf_compare_outputs(lf_verdict *v, const char *path, const lf_result *got)
 {
     const lf_result *s = &v->spec;
     char cls[96];
-    snprintf(cls, sizeof cls, "output-mismatch/%s", path);
     for (int o = 0; o < LF_OUT_COUNT; o++) {
         const char *name = lf_llm_output_names[o];
+        snprintf(cls, sizeof cls, "output-mismatch/%s/%s", path, name); /* two outputs' bugs are two findings */
         if (!got->outputs[o].values || !s->outputs[o].values) continue;
         if (got->outputs[o].n != s->outputs[o].n) {
             lf_found(v, cls, "%s gave %lld values of %s, the spec %lld", path, (long long)got->outputs[o].n, name,

@@ -25,8 +25,9 @@ __all__ = ["fuzz", "check_kernel", "Finding", "Campaign", "CaseResult", "Finding
 
 @dataclasses.dataclass
 class Finding:
-    """One distinct finding of a campaign (a row of its report.json)."""
-    signature: str  # e.g. value-mismatch/kernel[cross_entropy,float32,mean,ignored]
+    """One entry of a campaign's report (a row of its report.json): one cause,
+    its variants (the signatures the fuzzer met) folded in."""
+    signature: str  # its smallest repro's, e.g. value-mismatch/kernel[cross_entropy,float32,mean,ignored]
     finding_class: str  # e.g. value-mismatch/kernel
     harm: str
     hits: int
@@ -39,6 +40,9 @@ class Finding:
     replay: str  # the command that replays it
     accepted: Optional[str]  # the claim that explains it (an accepted deviation), else None
     entry: str  # the campaign report's entry, as report.md gives it
+    cause: str = ""  # what the findings need ("needs: reduction mean; ..."), the check missing, or the claim
+    variants: List[dict] = dataclasses.field(default_factory=list)  # {signature, hits, first_s, file}, first found first
+    flaky: Optional[str] = None  # what each replay gave, where the repro does not replay the same way
 
     def __str__(self):
         return self.entry
@@ -168,7 +172,8 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
     found = [Finding(r["signature"], r["class"], r["harm"], r["hits"], r["first_s"],
                      _case_of(r.get("file")), r.get("file") or "", r.get("pytorch") or "",
                      r.get("kernel") or "", r.get("detail") or "", _claims_prefix(claims) + (r.get("replay") or ""),
-                     r.get("accepted"), entries.get(r["signature"], r["signature"])) for r in rows]
+                     r.get("accepted"), entries.get(r["signature"], r["signature"]), r.get("cause") or "",
+                     r.get("variants") or [], r.get("flaky")) for r in rows]
     lines = done.stdout.strip().splitlines()
     summary = lines[-1] if lines else ""
     ran = re.search(r"(\d+) cases in .*?(\d+) run by the kernel", summary)

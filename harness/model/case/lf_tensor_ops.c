@@ -123,3 +123,31 @@ bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)
     lf_layout_follow(out, t);
     return true;
 }
+
+bool lf_tensor_rows(const lf_tensor *t, int dim, lf_tensor *out)
+{
+    char err[160];
+    int64_t width = t->ndim ? t->shape[dim] : 1, rows = width ? t->numel / width : 0, after = 1;
+    int64_t shape[2] = {rows, width};
+    for (int d = dim + 1; d < t->ndim; d++) after *= t->shape[d];
+    memset(out, 0, sizeof *out);
+    if (!lf_tensor_alloc(out, t->dtype, 2, shape, err, sizeof err)) return false;
+    size_t size = lf_dtype_size(t->dtype);
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = 0; k < width; k++) { /* row r: the (before, after) position r, the dim's slice k */
+            int64_t before = r / after, at = r % after, from = (before * width + k) * after + at;
+            memcpy((char *)out->data + size * (size_t)(r * width + k), (const char *)t->data + size * (size_t)from,
+                   size);
+        }
+    return true;
+}
+
+bool lf_tensor_flat(const lf_tensor *t, lf_tensor *out)
+{
+    if (!lf_tensor_copy(t, out)) return false;
+    out->ndim = 1;
+    out->shape[0] = t->numel;
+    out->strided = false;
+    out->generated = false;
+    return true;
+}

@@ -17,4 +17,10 @@ bool lf_tensor_slice(const lf_tensor *t, int dim, int64_t index, lf_tensor *out)
 /* t converted to another dtype (values rounded as a store would). */
 bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out);
 
+/* t as rows of its dim `dim`: [N, C, d..] with dim 1 is [N * d.., C], row
+ * (n, position) holding that position's C values; contiguous. */
+bool lf_tensor_rows(const lf_tensor *t, int dim, lf_tensor *out);
+/* t as one dim of its numel values, contiguous. */
+bool lf_tensor_flat(const lf_tensor *t, lf_tensor *out);
+
 #endif

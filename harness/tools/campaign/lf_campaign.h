@@ -69,11 +69,57 @@ void lf_campaign_first_stem(const char *signature, bool accepted, char *stem, si
  * kernel's claims accept comes after all of them. Its heading in *label. */
 int lf_finding_harm(const char *signature, const char **label);
 
-/* DIR/report.md and DIR/report.json: one entry per signature, by harm, each
- * with its minimized case in one line, PyTorch's answer beside the kernel's
- * (the repro re-checked on be), and the command that replays it. `kernel`
- * is the --kernel argument (NULL for lossfuzz's own paths). Returns the
- * number of signatures that are findings (not accepted), -1 on error. */
-int lf_campaign_report(const char *dir, const lf_backend *be, const char *kernel, const char *title);
+/* A ledger signature re-checked for the report: its case file (the
+ * minimized repro, else its first case), PyTorch's answer and the kernel's
+ * now, and the entry it folds into. */
+typedef struct {
+    const lf_campaign_entry *e;
+    char file[4600];
+    char one_line[700];
+    char pytorch[400], kernel[400], detail[512];
+    int64_t size;    /* elements of its case: an entry's repro is its smallest variant's */
+    char group[640]; /* what folds it with others: harm and cause, a missing check, a claim */
+    char cause[420];
+    int harm;
+    char flaky[600]; /* what each replay gave, where its case does not replay as the ledger says; "" else */
+} lf_campaign_variant;
+
+/* A report's entry: one cause and one harm (lf_cause.h), or one missing
+ * check (the same bad call answered with numbers on some cases and a crash on
+ * others), or one claim of the kernel's that accepts deviations. */
+typedef struct {
+    int harm; /* its most harmful variant's */
+    const char *harm_label;
+    bool accepted;
+    int *members, n_members; /* its variants, first found first */
+    int repro;               /* the smallest of them: the entry's case */
+    long hits;
+    double first_s;
+    char cause[420]; /* in words: what the findings need, or the check missing, or the claim */
+} lf_campaign_group;
+
+typedef struct {
+    lf_campaign_entry *ledger;
+    lf_campaign_variant *v;
+    int n_v;
+    lf_campaign_group *g; /* most harmful first, accepted last */
+    int n_g;
+    int replays;     /* oracle runs the causes took */
+    double cause_ms; /* and their time */
+} lf_campaign_entries;
+
+/* The campaign in DIR re-checked on be and folded into entries
+ * (lf_campaign_entries.c). false: out of memory. */
+bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaign_entries *out);
+void lf_campaign_entries_free(lf_campaign_entries *x);
+/* The number of entries that are findings (not accepted). */
+int lf_campaign_findings(const lf_campaign_entries *x);
+
+/* DIR/report.md and DIR/report.json: one entry per cause, by harm, each with
+ * what it needs, its smallest repro in one line, PyTorch's answer beside the
+ * kernel's, the command that replays it and its variants (the ledger's
+ * signatures). `kernel` is the --kernel argument (NULL for lossfuzz's own
+ * paths). Returns the number of entries that are findings, -1 on error. */
+int lf_campaign_report(const char *dir, const lf_campaign_entries *x, const char *kernel, const char *title);
 
 #endif

@@ -97,7 +97,13 @@ static bool new_key(lf_campaign *k, const char *key, lf_case *c, const lf_backen
     key_entry *e = add_key(k, key, key);
     snprintf(repros, sizeof repros, "%s/repros", k->dir);
     mkdir(repros, 0777);
-    if (lf_minimize(c, be, &opts, &st)) lf_signature(c, be, e->signature, sizeof e->signature);
+    /* a minimized case that no longer shows a finding (a nondeterministic read) keeps the key: never "ok/none";
+     * the report replays it and says it is flaky */
+    char sig[LF_SIGNATURE_MAX];
+    if (lf_minimize(c, be, &opts, &st)) {
+        lf_signature(c, be, sig, sizeof sig);
+        if (lf_signature_is_finding(sig)) snprintf(e->signature, sizeof e->signature, "%s", sig);
+    }
     share_key(k, e);
     if (!lf_campaign_record(k->dir, e->signature, NULL, c, &is_new))
         fprintf(stderr, "lossfuzz: cannot write to %s\n", k->dir);

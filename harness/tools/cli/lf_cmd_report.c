@@ -19,20 +19,17 @@ static const char usage[] =
     "\n" LF_CLI_PATH_HELP "\n"
     "exit status: 0 no finding, 1 findings, 2 usage or an unwritable report\n";
 
-/* The campaign as JUnit XML: each signature's case, re-checked (an accepted
- * deviation passes). false: said on stderr. */
-static bool write_junit(const char *path, const char *dir, const lf_backend *be)
+/* The campaign as JUnit XML: a test case per report entry, its repro
+ * re-checked (an accepted claim passes). false: said on stderr. */
+static bool write_junit(const char *path, const lf_campaign_entries *x, const lf_backend *be)
 {
     char err[512];
-    int n;
     lf_junit *j = lf_junit_open(path, err, sizeof err);
-    lf_campaign_entry *e = lf_campaign_read(dir, &n);
-    for (int i = 0; j && i < n; i++) {
-        char file[4600];
+    for (int g = 0; j && g < x->n_g; g++) {
+        const char *file = x->v[x->g[g].repro].file;
         lf_loaded l;
         lf_case c;
         lf_verdict v;
-        lf_campaign_case_file(dir, &e[i], file, sizeof file);
         if (!lf_load(file, LF_TARGET_JSON, &l, &c, err, sizeof err)) {
             lf_junit_unusable(j, file, err);
             continue;
@@ -42,7 +39,6 @@ static bool write_junit(const char *path, const char *dir, const lf_backend *be)
         lf_verdict_free(&v);
         lf_unload(&l, &c);
     }
-    free(e);
     if (!j || !lf_junit_close(j, err, sizeof err)) {
         fprintf(stderr, "lossfuzz: --junit %s: %s\n", path, err);
         return false;
@@ -53,10 +49,13 @@ static bool write_junit(const char *path, const char *dir, const lf_backend *be)
 int lf_cli_campaign_report(const char *dir, const lf_backend *be, const char *kernel, const char *title,
                            const char *junit, int *entries)
 {
-    int findings = lf_campaign_report(dir, be, kernel, title);
-    free(lf_campaign_read(dir, entries));
+    lf_campaign_entries x;
+    int findings = -1;
+    if (lf_campaign_entries_build(dir, be, &x)) findings = lf_campaign_report(dir, &x, kernel, title);
+    *entries = x.n_g;
     if (findings < 0) fprintf(stderr, "lossfuzz: cannot write the report into %s\n", dir);
-    if (junit && !write_junit(junit, dir, be)) findings = -1;
+    if (findings >= 0 && junit && !write_junit(junit, &x, be)) findings = -1;
+    lf_campaign_entries_free(&x);
     return findings;
 }
 

@@ -24,6 +24,9 @@ typedef struct {
 void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len);
 /* The same, and the guard's hint id (a finding's signature does not name it). */
 void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t len, char *hint, size_t hintlen);
+/* The same, and whether the kernel under test was not sent the case (it
+ * does not claim what the case uses): then no finding says nothing of it. */
+void lf_signature_probe(const lf_case *c, const lf_backend *be, char *out, size_t len, bool *kernel_skipped);
 /* The signature of a case without a finding, from its spec and guard results. */
 void lf_signature_of(const lf_result *spec, const lf_result *guard, char *out, size_t len);
 /* Whether a signature names a finding (guard-miss/..., crash/...), not an outcome. */

@@ -29,7 +29,8 @@ bool lf_signature_is_finding(const char *sig)
     return true;
 }
 
-static void probe_in_process(const lf_case *c, const lf_backend *be, char *out, size_t len, char *hint, size_t hintlen)
+static void probe_in_process(const lf_case *c, const lf_backend *be, char *out, size_t len, char *hint, size_t hintlen,
+                             bool *skipped)
 {
     lf_verdict v;
     lf_case probe = *c; /* the recorded expectations must not decide the signature */
@@ -43,6 +44,7 @@ static void probe_in_process(const lf_case *c, const lf_backend *be, char *out, 
     else
         lf_signature_of(&v.spec, &v.guard, out, len);
     snprintf(hint, hintlen, "%s", v.guard.hint_id);
+    if (skipped) *skipped = v.kernel_skip[0] != 0;
     lf_verdict_free(&v);
 }
 
@@ -57,19 +59,19 @@ void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t
     char buf[LF_SIGNATURE_MAX + 64];
     hint[0] = 0;
     if (be->exec || be->torch || be->kernel) {
-        probe_in_process(c, be, out, len, hint, hintlen);
+        probe_in_process(c, be, out, len, hint, hintlen, NULL);
         return;
     }
     fflush(NULL);
     if (pipe(fds) != 0) {
-        probe_in_process(c, be, out, len, hint, hintlen);
+        probe_in_process(c, be, out, len, hint, hintlen, NULL);
         return;
     }
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        probe_in_process(c, be, out, len, hint, hintlen);
+        probe_in_process(c, be, out, len, hint, hintlen, NULL);
         return;
     }
     if (pid == 0) {
@@ -77,7 +79,7 @@ void lf_signature_hint(const lf_case *c, const lf_backend *be, char *out, size_t
         close(fds[0]);
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) dup2(devnull, 2); /* the crash report of every candidate is noise */
-        probe_in_process(c, be, sig, sizeof sig, h, sizeof h);
+        probe_in_process(c, be, sig, sizeof sig, h, sizeof h, NULL);
         int n = snprintf(buf, sizeof buf, "%s%c%s", sig, 0, h);
         ssize_t w = write(fds[1], buf, (size_t)n + 1);
         _exit(w > 0 ? 0 : 1);
@@ -106,4 +108,14 @@ void lf_signature(const lf_case *c, const lf_backend *be, char *out, size_t len)
 {
     char hint[64];
     lf_signature_hint(c, be, out, len, hint, sizeof hint);
+}
+
+void lf_signature_probe(const lf_case *c, const lf_backend *be, char *out, size_t len, bool *kernel_skipped)
+{
+    char hint[64];
+    *kernel_skipped = false;
+    if (be->kernel) /* a kernel under test runs in its worker: nothing here to crash */
+        probe_in_process(c, be, out, len, hint, sizeof hint, kernel_skipped);
+    else
+        lf_signature_hint(c, be, out, len, hint, sizeof hint);
 }

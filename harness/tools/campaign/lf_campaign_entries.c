@@ -1,0 +1,249 @@
+/* lf_campaign_entries.c - one bug, one entry: the ledger's signatures (fine,
+ * one per trait set the fuzzer met) re-checked on the campaign's backend and
+ * folded into the report's entries (lf_campaign.h). A finding folds by its
+ * harm and its cause (lf_cause.h: the traits its minimized case needs), so a
+ * wrong gradient beside a wrong value of the same cause is one entry; a call
+ * PyTorch rejects that the kernel answers - with numbers on one case, a crash
+ * or an out-of-bounds read on another - folds by the check missing; an
+ * accepted deviation by the claim that accepts it. Deterministic: the same
+ * ledger and kernel, the same entries. */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lf_campaign.h"
+#include "lf_case_json.h"
+#include "lf_cause.h"
+#include "lf_hash.h"
+#include "lf_report.h"
+
+static bool load_case(const char *path, lf_case *c, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long size = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        text = malloc((size_t)size + 1);
+    bool ok = text && fread(text, 1, (size_t)size, f) == (size_t)size;
+    if (f) fclose(f);
+    if (!ok) snprintf(err, errlen, "cannot read %s", path);
+    ok = ok && lf_case_parse_json(text, (size_t)size, c, err, errlen);
+    free(text);
+    return ok;
+}
+
+/* The class of a signature: the part before the call's traits. */
+static void class_of(const char *signature, char *out, size_t len)
+{
+    snprintf(out, len, "%.*s", (int)strcspn(signature, "["), signature);
+}
+
+/* Whether the case file at path was minimized for this signature (its note says so). */
+static bool is_repro_of(const char *path, const char *signature)
+{
+    lf_case c;
+    char err[256], want[LF_SIGNATURE_MAX + 16];
+    if (!load_case(path, &c, err, sizeof err)) return false;
+    snprintf(want, sizeof want, "signature %s", signature);
+    const char *at = strstr(c.note, want);
+    bool yes = at && (at[strlen(want)] == 0 || at[strlen(want)] == ';');
+    lf_case_free(&c);
+    return yes;
+}
+
+void lf_campaign_case_file(const char *dir, const lf_campaign_entry *e, char *out, size_t len)
+{
+    char stem[200], sub[4200];
+    lf_campaign_first_stem(e->signature, e->accepted[0] != 0, stem, sizeof stem);
+    snprintf(out, len, "%s/first/%s.json", dir, stem);
+    if (e->accepted[0]) return; /* an accepted deviation is never minimized */
+    lf_finding_file_stem(stem, sizeof stem, e->signature, 0);
+    size_t prefix = strlen(stem) - 16; /* the sanitized signature and its '-', without the hash */
+    snprintf(sub, sizeof sub, "%s/repros", dir);
+    DIR *d = opendir(sub);
+    for (struct dirent *f; d && (f = readdir(d));) {
+        char path[4600];
+        if (strncmp(f->d_name, stem, prefix) || !strstr(f->d_name, ".json")) continue;
+        snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
+        if (!is_repro_of(path, e->signature)) continue;
+        snprintf(out, len, "%s", path);
+        break;
+    }
+    if (d) closedir(d);
+}
+
+/* The case compacted into one line (cut, with the file to read, when long). */
+static void one_line(const lf_case *c, char *out, size_t len)
+{
+    char *text = lf_case_to_json(c);
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    char *compact = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9)) : NULL;
+    const char *s = compact ? compact : "(not printable)";
+    if (strlen(s) < len)
+        snprintf(out, len, "%s", s);
+    else
+        snprintf(out, len, "%.*s ...", (int)len - 8, s);
+    free(compact);
+    json_decref(j);
+    free(text);
+}
+
+/* The check a finding says the kernel lacks: the error PyTorch gives where
+ * the kernel answered with numbers, or crashed or strayed out of bounds. "" for others. */
+static void missing_check(const char *cls, const lf_verdict *v, char *out, size_t len)
+{
+    static const char *const answered[] = {"kernel-silent/", "kernel-miss/", "guard-miss/"};
+    static const char *const broke[] = {"crash/", "oob-read/", "oob-write/", "sanitizer/", "hang/", "cuda-error/"};
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof answered / sizeof answered[0]; i++)
+        if (!strncmp(cls, answered[i], strlen(answered[i]))) snprintf(out, len, "%s", cls + strlen(answered[i]));
+    for (size_t i = 0; i < sizeof broke / sizeof broke[0]; i++)
+        if (!strncmp(cls, broke[i], strlen(broke[i])) && v->spec.kind != LF_OUTCOME_OK && v->spec.error[0])
+            snprintf(out, len, "%s", v->spec.error);
+}
+
+/* A variant whose case does not replay as the ledger says: three replays, each named. */
+static void check_flaky(lf_campaign_variant *it, const lf_case *c, const lf_backend *be, const char *first)
+{
+    char want[96], got[3][96];
+    class_of(it->e->signature, want, sizeof want);
+    snprintf(got[0], sizeof got[0], "%s", first);
+    bool same = true;
+    for (int r = 0; r < 3; r++) {
+        if (r > 0) {
+            lf_verdict v;
+            lf_oracle_check(c, be, &v);
+            snprintf(got[r], sizeof got[r], "%s", v.finding ? v.finding_class : "no finding");
+            lf_verdict_free(&v);
+        }
+        same = same && !strcmp(got[r], want);
+        if (r == 0 && same) return; /* replays as it was found: nothing to say */
+    }
+    snprintf(it->flaky, sizeof it->flaky, "found as %s; replayed 3 times: %s, %s, %s", want, got[0], got[1], got[2]);
+}
+
+static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_campaign_entries *x)
+{
+    lf_case c;
+    char err[512], cls[96], check[96];
+    if (!load_case(it->file, &c, err, sizeof err)) {
+        snprintf(it->one_line, sizeof it->one_line, "(unreadable: %s)", err);
+        snprintf(it->group, sizeof it->group, "unreadable:%s", it->e->signature);
+        it->harm = lf_finding_harm(it->e->signature, NULL);
+        return;
+    }
+    /* an empty case is the last choice of repro: a bug on real batches is shown on one */
+    it->size = c.input.numel + c.target.numel + (c.input.numel == 0 || c.target.numel == 0 ? 1 << 30 : 0);
+    one_line(&c, it->one_line, sizeof it->one_line);
+    lf_verdict v;
+    lf_oracle_check(&c, be, &v);
+    class_of(it->e->signature, cls, sizeof cls);
+    const char *path = strchr(cls, '/') ? strchr(cls, '/') + 1 : "";
+    const lf_result *k = !strncmp(path, "guard", 5)       ? &v.guard
+                         : !strncmp(path, "reference", 9) ? &v.reference
+                         : v.has_kernel                   ? &v.kernel
+                                                          : &v.guard;
+    lf_result_line(it->pytorch, sizeof it->pytorch, &v.spec);
+    lf_result_line(it->kernel, sizeof it->kernel, k);
+    snprintf(it->detail, sizeof it->detail, "%s", v.finding ? v.detail : "(not reproduced by this repro now)");
+    it->harm = lf_finding_harm(it->e->signature, NULL);
+    if (it->e->accepted[0]) { /* one entry per claim: the reason up to its ':' names the claim */
+        snprintf(it->group, sizeof it->group, "claim:%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
+        snprintf(it->cause, sizeof it->cause, "%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
+    } else {
+        check_flaky(it, &c, be, v.finding ? v.finding_class : "no finding");
+        missing_check(cls, &v, check, sizeof check);
+        if (it->flaky[0]) {
+            snprintf(it->group, sizeof it->group, "flaky:%s", cls);
+            snprintf(it->cause, sizeof it->cause, "does not replay the same way");
+        } else if (check[0]) {
+            snprintf(it->group, sizeof it->group, "check:%s", check);
+            snprintf(it->cause, sizeof it->cause, "no check for %s: PyTorch rejects the call, the kernel does not",
+                     check);
+        } else {
+            lf_cause cause;
+            lf_cause_of(&c, be, it->e->signature, &cause);
+            x->replays += cause.replays;
+            x->cause_ms += cause.ms;
+            snprintf(it->group, sizeof it->group, "harm%d:%s", it->harm, cause.key);
+            snprintf(it->cause, sizeof it->cause, "needs: %s", cause.words);
+        }
+    }
+    lf_verdict_free(&v);
+    lf_case_free(&c);
+}
+
+static int by_harm(const void *a, const void *b)
+{
+    const lf_campaign_group *x = a, *y = b;
+    if (x->accepted != y->accepted) return x->accepted - y->accepted;
+    if (x->harm != y->harm) return x->harm - y->harm;
+    return x->first_s < y->first_s ? -1 : x->first_s > y->first_s;
+}
+
+/* Folds variant i into its group (made when new). */
+static bool fold(lf_campaign_entries *x, int i)
+{
+    const lf_campaign_variant *it = &x->v[i];
+    int g = 0;
+    while (g < x->n_g && strcmp(x->v[x->g[g].members[0]].group, it->group)) g++;
+    lf_campaign_group *gr = &x->g[g];
+    if (g == x->n_g) {
+        memset(gr, 0, sizeof *gr);
+        gr->harm = it->harm;
+        gr->accepted = it->e->accepted[0] != 0;
+        gr->repro = i;
+        gr->first_s = it->e->first_s;
+        snprintf(gr->cause, sizeof gr->cause, "%s", it->cause);
+        x->n_g++;
+    }
+    int *more = realloc(gr->members, sizeof(int) * (size_t)(gr->n_members + 1));
+    if (!more) return false;
+    gr->members = more;
+    gr->members[gr->n_members++] = i;
+    gr->hits += it->e->hits;
+    if (it->e->first_s < gr->first_s) gr->first_s = it->e->first_s;
+    if (it->harm < gr->harm) gr->harm = it->harm;
+    const lf_campaign_variant *r = &x->v[gr->repro];
+    if (it->size < r->size || (it->size == r->size && it->e->first_s < r->e->first_s)) {
+        gr->repro = i;
+        if (!gr->accepted) snprintf(gr->cause, sizeof gr->cause, "%s", it->cause); /* its "here:" words */
+    }
+    return true;
+}
+
+bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaign_entries *x)
+{
+    memset(x, 0, sizeof *x);
+    x->ledger = lf_campaign_read(dir, &x->n_v);
+    x->v = calloc((size_t)(x->n_v ? x->n_v : 1), sizeof *x->v);
+    x->g = calloc((size_t)(x->n_v ? x->n_v : 1), sizeof *x->g);
+    if (!x->v || !x->g) return false;
+    for (int i = 0; i < x->n_v; i++) {
+        x->v[i].e = &x->ledger[i];
+        lf_campaign_case_file(dir, &x->ledger[i], x->v[i].file, sizeof x->v[i].file);
+        check_variant(&x->v[i], be, x);
+        if (!fold(x, i)) return false;
+    }
+    for (int g = 0; g < x->n_g; g++) x->g[g].harm_label = lf_harm_label(x->g[g].harm);
+    qsort(x->g, (size_t)x->n_g, sizeof *x->g, by_harm);
+    return true;
+}
+
+void lf_campaign_entries_free(lf_campaign_entries *x)
+{
+    for (int g = 0; g < x->n_g; g++) free(x->g[g].members);
+    free(x->g);
+    free(x->v);
+    free(x->ledger);
+    memset(x, 0, sizeof *x);
+}
+
+int lf_campaign_findings(const lf_campaign_entries *x)
+{
+    int n = 0;
+    for (int g = 0; g < x->n_g; g++) n += !x->g[g].accepted;
+    return n;
+}

@@ -1,0 +1,363 @@
+/* lf_cause.c - a finding's cause (lf_cause.h): each trait of its case taken
+ * away, the case replayed. One table of traits; the reduction and the dtype,
+ * which have more than one way back, are tried after it. */
+#include "lf_cause.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lf_campaign.h"
+#include "lf_clock.h"
+#include "lf_layout.h"
+#include "lf_minimize.h"
+#include "lf_tensor_ops.h"
+
+static bool is_class_target(const lf_case *c)
+{
+    return lf_loss_has_classes(c->loss) && !lf_dtype_is_float(c->target.dtype);
+}
+
+static bool any_ignored(const lf_case *c)
+{
+    if (!is_class_target(c)) return false;
+    for (int64_t i = 0; i < c->target.numel; i++)
+        if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index) return true;
+    return false;
+}
+
+static bool fused(const lf_case *c) { return lf_loss_of(c->loss)->fused_linear; }
+
+/* ---- the traits: whether the case has it, and the case without it (cand: a copy of c) */
+
+static bool has_strided_input(const lf_case *c) { return c->input.strided; }
+static bool no_strided_input(lf_case *x)
+{
+    x->input.strided = false;
+    return true;
+}
+static bool has_strided_target(const lf_case *c) { return c->target.strided; }
+static bool no_strided_target(lf_case *x)
+{
+    x->target.strided = false;
+    return true;
+}
+
+/* PyTorch's mean divides by the rows' weights, and an ignored label is a row of weight 0:
+ * a class weight and an ignored label are one trait, rows weighted unevenly. */
+static bool has_row_weights(const lf_case *c) { return c->weight.present || any_ignored(c); }
+static bool no_row_weights(lf_case *x)
+{
+    lf_tensor_free(&x->weight);
+    int64_t C = lf_case_classes(x), free_label = x->ignore_index == 0 ? 1 : 0;
+    if (!any_ignored(x)) return true;
+    if (x->ignore_index >= 0 && x->ignore_index < C) { /* a class: its rows count once ignore_index moves */
+        x->ignore_index = -100;
+        x->has_ignore_index = false;
+        return !any_ignored(x);
+    }
+    if (free_label >= C) return false; /* no other class to give the row */
+    for (int64_t i = 0; i < x->target.numel; i++)
+        if (lf_load_i64(x->target.data, x->target.dtype, i) == x->ignore_index)
+            lf_store_i64(x->target.data, x->target.dtype, i, free_label);
+    x->target.generated = false;
+    lf_layout_settle(&x->target);
+    return true;
+}
+
+static bool has_pos_weight(const lf_case *c) { return c->pos_weight.present; }
+static bool no_pos_weight(lf_case *x)
+{
+    lf_tensor_free(&x->pos_weight);
+    return true;
+}
+static bool has_smoothing(const lf_case *c) { return c->label_smoothing > 0; }
+static bool no_smoothing(lf_case *x)
+{
+    x->label_smoothing = 0;
+    x->has_label_smoothing = false;
+    return true;
+}
+static bool has_upstream(const lf_case *c) { return c->backward.upstream != LF_UPSTREAM_EQUAL; }
+static bool no_upstream(lf_case *x)
+{
+    x->backward.upstream = LF_UPSTREAM_EQUAL; /* one value everywhere */
+    x->backward.given = true;
+    return true;
+}
+static bool has_frozen(const lf_case *c) { return !c->backward.input_requires_grad; }
+static bool no_frozen(lf_case *x)
+{
+    x->backward.input_requires_grad = true;
+    x->backward.given = true;
+    return true;
+}
+
+/* One tensor of the case replaced by `rows` of it (its class dim last) or, class_dim < 0, flattened. */
+static bool as_rows(lf_case *x, int k, int class_dim)
+{
+    lf_tensor *t = lf_case_tensor(x, k), moved;
+    if (!t->present) return true;
+    if (!(class_dim >= 0 ? lf_tensor_rows(t, class_dim, &moved) : lf_tensor_flat(t, &moved))) return false;
+    lf_tensor_free(t);
+    *t = moved;
+    return true;
+}
+
+static bool prob_target(const lf_case *c) { return !is_class_target(c) && c->target.ndim == c->input.ndim; }
+
+static bool has_spatial(const lf_case *c) { return !fused(c) && !c->vocab_last && c->input.ndim > 2; }
+static bool no_spatial(lf_case *x)
+{
+    return as_rows(x, LF_T_INPUT, 1) && as_rows(x, LF_T_TARGET, prob_target(x) ? 1 : -1) &&
+           as_rows(x, LF_T_LOSS_MASK, -1);
+}
+static bool has_vocab_last(const lf_case *c) { return c->vocab_last && c->input.ndim > 2; }
+static bool no_vocab_last(lf_case *x)
+{
+    x->vocab_last = false;
+    return as_rows(x, LF_T_INPUT, x->input.ndim - 1) &&
+           as_rows(x, LF_T_TARGET, prob_target(x) ? x->target.ndim - 1 : -1) && as_rows(x, LF_T_LOSS_MASK, -1);
+}
+static bool has_one_dim(const lf_case *c) { return c->input.ndim == 1; }
+static bool no_one_dim(lf_case *x)
+{
+    return as_rows(x, LF_T_INPUT, 0) && as_rows(x, LF_T_TARGET, prob_target(x) ? 0 : -1) &&
+           as_rows(x, LF_T_LOSS_MASK, -1);
+}
+
+/* An empty batch and no classes are one trait: an input without elements. */
+static bool has_empty(const lf_case *c) { return c->input.numel == 0 || c->target.numel == 0; }
+static bool refill(lf_tensor *t, int class_dim, double value)
+{
+    char err[160];
+    int64_t shape[LF_MAX_DIMS];
+    if (!t->present || t->numel > 0) return true;
+    for (int d = 0; d < t->ndim; d++) shape[d] = t->shape[d] ? t->shape[d] : d == class_dim ? 2 : 1;
+    lf_dtype dtype = t->dtype;
+    int ndim = t->ndim;
+    lf_tensor_free(t);
+    memset(t, 0, sizeof *t);
+    if (!lf_tensor_alloc(t, dtype, ndim, shape, err, sizeof err)) return false;
+    for (int64_t i = 0; i < t->numel; i++)
+        lf_store_f64(t->data, dtype, i, value < 0 ? 0.25 * (double)(i % 7) : value); /* labels 0, logits apart */
+    return true;
+}
+static bool no_empty(lf_case *x)
+{
+    if (fused(x)) return false; /* its hidden size and vocabulary move together: not tried */
+    int cd = lf_case_class_dim(x);
+    bool classes_were_0 = x->input.ndim > cd && x->input.shape[cd] == 0;
+    if (!refill(&x->input, cd, -1) || !refill(&x->target, prob_target(x) ? cd : -1, prob_target(x) ? 0.5 : 0) ||
+        !refill(&x->loss_mask, -1, 1))
+        return false;
+    if (classes_were_0) { /* the class weights follow the classes */
+        lf_tensor_free(&x->weight);
+        lf_tensor_free(&x->pos_weight);
+    }
+    return true;
+}
+static bool has_loss_mask(const lf_case *c) { return c->loss_mask.present; }
+static bool no_loss_mask(lf_case *x)
+{
+    lf_tensor_free(&x->loss_mask);
+    return true;
+}
+
+/* In the order they are taken away: the shape first (an empty input given a
+ * row lets the labels go next), the options after it. */
+static const struct {
+    const char *name, *words;
+    bool (*has)(const lf_case *);
+    bool (*without)(lf_case *);
+} traits[] = {
+    {"empty", "an input without elements (an empty batch or no classes)", has_empty, no_empty},
+    {"1-D", "a 1-D input", has_one_dim, no_one_dim},
+    {"spatial", "a spatial input", has_spatial, no_spatial},
+    {"vocab_last", "the classes last (vocab_last)", has_vocab_last, no_vocab_last},
+    {"strided-input", "a strided input", has_strided_input, no_strided_input},
+    {"strided-target", "a strided target", has_strided_target, no_strided_target},
+    {"upstream", "an upstream gradient that differs across the result", has_upstream, no_upstream},
+    {"frozen", "an input that does not require grad", has_frozen, no_frozen},
+    {"smoothing", "label smoothing", has_smoothing, no_smoothing},
+    {"pos_weight", "a pos_weight", has_pos_weight, no_pos_weight},
+    {"loss_mask", "a loss mask", has_loss_mask, no_loss_mask},
+    {"row-weights", "rows weighted unevenly", has_row_weights, no_row_weights},
+};
+
+/* ---- replaying: each trait taken away from the case so far; where the
+ * finding stays, the simpler case is kept and the next trait taken from it */
+
+/* A finding's family: its class, but wrong numbers are one family whether
+ * the value, a gradient or another output shows them first (a gradient far
+ * off in float32 may show as the value in float64's tighter tolerance). */
+static void family(const char *sig, char *out, size_t len)
+{
+    static const char *const numbers[] = {"value-mismatch/", "grad-mismatch/", "upstream-grad-mismatch/",
+                                          "output-mismatch/"};
+    size_t n = strcspn(sig, "[");
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        if (!strncmp(sig, numbers[i], strlen(numbers[i]))) {
+            const char *path = sig + strlen(numbers[i]);
+            snprintf(out, len, "numbers/%.*s", (int)strcspn(path, "[/"), path);
+            return;
+        }
+    snprintf(out, len, "%.*s", (int)n, sig);
+}
+
+typedef struct {
+    const lf_backend *be;
+    char cls[96]; /* the finding's family (family()), which a candidate must still show */
+    lf_case cur;
+    lf_cause *out;
+} ctx;
+
+/* Whether the candidate still shows the finding's class; a candidate the
+ * kernel was not sent, or no file could hold, tells nothing: false, with
+ * *told false. */
+static bool stays(ctx *x, const lf_case *cand, bool *told)
+{
+    char sig[LF_SIGNATURE_MAX], err[256];
+    bool skipped = false;
+    *told = false;
+    if (!lf_case_check_options(cand, err, sizeof err)) return false;
+    x->out->replays++;
+    lf_signature_probe(cand, x->be, sig, sizeof sig, &skipped);
+    if (skipped) return false;
+    *told = true;
+    char fam[96];
+    family(sig, fam, sizeof fam);
+    return !strcmp(fam, x->cls);
+}
+
+/* Tries cand (taken from x->cur): kept as the case so far where the finding
+ * stays; true where its removal made the finding go (the trait is needed). */
+static bool needed(ctx *x, lf_case *cand)
+{
+    bool told, same = stays(x, cand, &told);
+    if (same) {
+        lf_case_free(&x->cur);
+        x->cur = *cand;
+        return false;
+    }
+    lf_case_free(cand);
+    return told;
+}
+
+static void need(lf_cause *out, const char *name, const char *words)
+{
+    size_t k = strlen(out->key), w = strlen(out->words);
+    snprintf(out->key + k, sizeof out->key - k, "%s%s", k ? ";" : "", name);
+    snprintf(out->words + w, sizeof out->words - w, "%s%s", w ? "; " : "", words);
+}
+
+/* The case's floats (input, weights, a fused linear's, probabilities) in dtype. */
+static bool cast_floats(const lf_case *c, lf_dtype dtype, lf_case *out)
+{
+    if (!lf_case_copy(c, out)) return false;
+    for (int k = 0; k < LF_CASE_TENSORS; k++) {
+        lf_tensor *t = lf_case_tensor(out, k), cast;
+        if (!t->present || !lf_dtype_is_float(t->dtype) || t->dtype == dtype) continue;
+        if (!lf_tensor_cast(t, dtype, &cast)) {
+            lf_case_free(out);
+            return false;
+        }
+        lf_tensor_free(t);
+        *t = cast;
+    }
+    return true;
+}
+
+static void dtype_cause(ctx *x)
+{
+    lf_case cand;
+    lf_dtype in = x->cur.input.dtype;
+    if (!lf_dtype_is_float(in) || in == LF_F64 || !cast_floats(&x->cur, LF_F64, &cand) || !needed(x, &cand)) return;
+    if ((in == LF_F16 || in == LF_BF16) && cast_floats(&x->cur, LF_F32, &cand) && needed(x, &cand))
+        need(x->out, "16-bit", "a 16-bit float input (float16 or bfloat16)");
+    else
+        need(x->out, "below-float64", "a float input below float64");
+}
+
+/* The reductions that show it, where not all three do. */
+static void reduction_cause(ctx *x)
+{
+    static const char *const names[] = {"none", "mean", "sum"};
+    bool kept[3] = {false};
+    int n_kept = 0;
+    if (x->cur.reduction == LF_REDUCTION_INVALID) return;
+    for (int r = LF_REDUCTION_NONE; r <= LF_REDUCTION_SUM; r++) {
+        lf_case cand;
+        bool told = true;
+        if (r == (int)x->cur.reduction)
+            kept[r] = true;
+        else if (lf_case_copy(&x->cur, &cand)) {
+            cand.reduction = (lf_reduction)r;
+            cand.has_reduction = true;
+            snprintf(cand.reduction_name, sizeof cand.reduction_name, "%s", names[r]);
+            kept[r] = stays(x, &cand, &told) || !told;
+            lf_case_free(&cand);
+        }
+        n_kept += kept[r];
+    }
+    if (n_kept == 3) return;
+    char name[48] = "reduction=", words[64] = "reduction ";
+    for (int r = 0, first = 1; r < 3; r++)
+        if (kept[r]) {
+            strcat(name, first ? "" : "|");
+            strcat(words, first ? "" : " or ");
+            strcat(name, names[r]);
+            strcat(words, names[r]);
+            first = 0;
+        }
+    need(x->out, name, words);
+}
+
+static void llm_cause(ctx *x)
+{
+    for (int o = 0; o < LF_LLM_COUNT; o++) {
+        lf_case cand;
+        if (!(x->cur.llm_given >> o & 1) || x->cur.llm[o] == lf_llm_defaults[o] || !lf_case_copy(&x->cur, &cand))
+            continue;
+        cand.llm_given &= ~(1u << o);
+        cand.llm[o] = lf_llm_defaults[o];
+        if (needed(x, &cand)) need(x->out, lf_llm_names[o], lf_llm_names[o]);
+    }
+}
+
+void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, lf_cause *out)
+{
+    double t0 = lf_now_ms();
+    memset(out, 0, sizeof *out);
+    ctx x = {.be = be, .out = out};
+    family(signature, x.cls, sizeof x.cls);
+    if (!lf_case_copy(c, &x.cur)) return;
+    x.cur.expect = LF_OUTCOME_NONE; /* a repro's recorded expectations must not decide */
+    x.cur.expect_error[0] = 0;
+    x.cur.expect_hint[0] = 0;
+    free(x.cur.expect_value);
+    x.cur.expect_value = NULL;
+    x.cur.n_expect_value = 0;
+    for (size_t i = 0; i < sizeof traits / sizeof traits[0]; i++) {
+        lf_case cand;
+        if (!traits[i].has(&x.cur) || !lf_case_copy(&x.cur, &cand)) continue;
+        if (!traits[i].without(&cand)) {
+            lf_case_free(&cand);
+            continue;
+        }
+        if (!needed(&x, &cand)) continue;
+        char words[160];
+        snprintf(words, sizeof words, "%s%s", traits[i].words,
+                 traits[i].has != has_row_weights ? ""
+                 : !x.cur.weight.present          ? " (here: an ignored label)"
+                 : any_ignored(&x.cur)            ? " (here: a class weight and an ignored label)"
+                                                  : " (here: a class weight)");
+        need(out, traits[i].name, words);
+    }
+    llm_cause(&x);
+    dtype_cause(&x);
+    reduction_cause(&x);
+    lf_case_free(&x.cur);
+    if (!out->key[0]) snprintf(out->words, sizeof out->words, "any call of its kind (no trait of the case is needed)");
+    out->ms = lf_now_ms() - t0;
+}
