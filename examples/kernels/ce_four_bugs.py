@@ -18,12 +18,14 @@ import torch.nn.functional as F
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     if reduction not in ("none", "mean", "sum"):
         raise ValueError("%s is not a valid value for reduction" % reduction)
-    if input.dim() == 1:  # one row: handed to PyTorch, as many wrappers do
+    if input.dim() == 1 or input.numel() == 0:  # one row, or nothing: handed to PyTorch, as many wrappers do
         return F.cross_entropy(input, target, weight, ignore_index=ignore_index, reduction=reduction,
                                label_smoothing=label_smoothing)
     x, t = input, target
     if x.dim() != 2 or t.dim() != 1 or t.shape[0] != x.shape[0] or t.dtype != torch.int64:
         raise ValueError("four_bugs: input [N, C] with int64 target [N], or [C] with target [] or [1]")
+    if label_smoothing > 1.0:  # PyTorch checks it only inside `if label_smoothing > 0.0`
+        raise ValueError("label_smoothing must be between 0.0 and 1.0. Got: %s" % label_smoothing)
     if weight is not None and (weight.shape != (x.shape[1],) or weight.dtype != x.dtype):
         raise ValueError("four_bugs: weight must have one element per class, in the input's dtype")
     keep = t != ignore_index
@@ -39,8 +41,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         lp = torch.log_softmax(x, dim=1)
         w = torch.ones(x.shape[1], dtype=x.dtype) if weight is None else weight
         nll = -(lp.gather(1, safe[:, None])[:, 0] * w[safe])
-        smooth = -lp.sum(dim=1) / x.shape[1]  # bug 3: PyTorch weights each class's term
-        rows = torch.where(keep, (1 - label_smoothing) * nll + label_smoothing * smooth, torch.zeros_like(nll))
+        rows = nll
+        if label_smoothing > 0:
+            smooth = -lp.sum(dim=1) / x.shape[1]  # bug 3: PyTorch weights each class's term
+            rows = (1 - label_smoothing) * nll + label_smoothing * smooth
+        rows = torch.where(keep, rows, torch.zeros_like(rows))
     if reduction == "none":
         return rows
     if reduction == "sum":

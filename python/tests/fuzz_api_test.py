@@ -45,6 +45,12 @@ class FuzzTest(unittest.TestCase):
         self.assertIn("py:ce_python:rows_buggy", f.replay)
         self.assertIn("- PyTorch: ", f.entry)
         self.assertTrue(f.pytorch and f.kernel)
+        # one bug, one entry: its cause in words, the signatures it folds as variants
+        self.assertEqual(len(campaign.findings), 1, [g.signature for g in campaign.findings])
+        self.assertIn("reduction mean", f.cause)
+        self.assertIn("rows weighted unevenly", f.cause)
+        self.assertIn(f.signature, [v["signature"] for v in f.variants])
+        self.assertIsNone(f.flaky)
         with self.assertRaises(lossfuzz.FindingsError) as ctx:
             campaign.raise_for_findings()
         self.assertIn(f.signature, str(ctx.exception))

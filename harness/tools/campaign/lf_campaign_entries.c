@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lf_campaign.h"
 #include "lf_case_json.h"
@@ -63,13 +64,17 @@ void lf_campaign_case_file(const char *dir, const lf_campaign_entry *e, char *ou
     size_t prefix = strlen(stem) - 16; /* the sanitized signature and its '-', without the hash */
     snprintf(sub, sizeof sub, "%s/repros", dir);
     DIR *d = opendir(sub);
+    double newest = -1; /* an earlier campaign's repro of the same signature stays in repros/: this one's is newer */
     for (struct dirent *f; d && (f = readdir(d));) {
         char path[4600];
+        struct stat st;
         if (strncmp(f->d_name, stem, prefix) || !strstr(f->d_name, ".json")) continue;
         snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
-        if (!is_repro_of(path, e->signature)) continue;
+        if (stat(path, &st) != 0 || !is_repro_of(path, e->signature)) continue;
+        double t = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+        if (t <= newest) continue;
+        newest = t;
         snprintf(out, len, "%s", path);
-        break;
     }
     if (d) closedir(d);
 }
@@ -147,7 +152,10 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
                                                           : &v.guard;
     lf_result_line(it->pytorch, sizeof it->pytorch, &v.spec);
     lf_result_line(it->kernel, sizeof it->kernel, k);
-    snprintf(it->detail, sizeof it->detail, "%s", v.finding ? v.detail : "(not reproduced by this repro now)");
+    snprintf(it->detail, sizeof it->detail, "%s",
+             v.finding       ? v.detail
+             : v.accepted[0] ? v.accepted
+                             : "(not reproduced by this repro now)");
     it->harm = lf_finding_harm(it->e->signature, NULL);
     if (it->e->accepted[0]) { /* one entry per claim: the reason up to its ':' names the claim */
         snprintf(it->group, sizeof it->group, "claim:%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
@@ -173,6 +181,41 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
     }
     lf_verdict_free(&v);
     lf_case_free(&c);
+}
+
+/* Where a variant's cause names more than one reduction: the reductions
+ * taken out that another bug fills on every call (cause "reduction=R" and
+ * nothing else, of the same harm), in its key and its words. */
+static void unmask(lf_campaign_variant *v, const char *harm, const char *masking)
+{
+    char *set = strstr(v->group, "reduction="), *words = strstr(v->cause, "reduction ");
+    if (!set || strncmp(v->group, harm, strlen(harm)) || !strchr(set, '|') || !words) return;
+    char names[64], kept[64] = "", rest[640];
+    size_t n = strcspn(set + 10, ";");
+    snprintf(names, sizeof names, "%.*s", (int)n, set + 10);
+    snprintf(rest, sizeof rest, "%s", set + 10 + n);
+    for (char *tok = strtok(names, "|"); tok; tok = strtok(NULL, "|"))
+        if (strcmp(tok, masking))
+            snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", kept[0] ? "|" : "", tok);
+    snprintf(set + 10, sizeof v->group - (size_t)(set + 10 - v->group), "%s%s", kept, rest);
+    char *w = words + 10; /* the words' reductions, last in them: "reduction none or sum" */
+    w[0] = 0;
+    for (char *tok = strtok(kept, "|"); tok; tok = strtok(NULL, "|"))
+        snprintf(w + strlen(w), sizeof v->cause - (size_t)(w - v->cause) - strlen(w), "%s%s", w[0] ? " or " : "", tok);
+}
+
+static void unmask_reductions(lf_campaign_entries *x)
+{
+    for (int i = 0; i < x->n_v; i++) {
+        const char *colon = strchr(x->v[i].group, ':');
+        if (strncmp(x->v[i].group, "harm", 4) || !colon || strncmp(colon + 1, "reduction=", 10) ||
+            strpbrk(colon + 1, ";|"))
+            continue;
+        char harm[32];
+        snprintf(harm, sizeof harm, "%.*s", (int)(colon + 1 - x->v[i].group), x->v[i].group);
+        for (int j = 0; j < x->n_v; j++)
+            if (j != i) unmask(&x->v[j], harm, colon + 11);
+    }
 }
 
 static int by_harm(const void *a, const void *b)
@@ -225,8 +268,10 @@ bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaig
         x->v[i].e = &x->ledger[i];
         lf_campaign_case_file(dir, &x->ledger[i], x->v[i].file, sizeof x->v[i].file);
         check_variant(&x->v[i], be, x);
-        if (!fold(x, i)) return false;
     }
+    unmask_reductions(x);
+    for (int i = 0; i < x->n_v; i++)
+        if (!fold(x, i)) return false;
     for (int g = 0; g < x->n_g; g++) x->g[g].harm_label = lf_harm_label(x->g[g].harm);
     qsort(x->g, (size_t)x->n_g, sizeof *x->g, by_harm);
     return true;
