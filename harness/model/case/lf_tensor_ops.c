@@ -127,7 +127,8 @@ bool lf_tensor_cast(const lf_tensor *t, lf_dtype dtype, lf_tensor *out)
 bool lf_tensor_rows(const lf_tensor *t, int dim, lf_tensor *out)
 {
     char err[160];
-    int64_t width = t->ndim ? t->shape[dim] : 1, rows = width ? t->numel / width : 0, after = 1;
+    int64_t width = t->ndim ? t->shape[dim] : 1, rows = 1, after = 1;
+    for (int d = 0; d < t->ndim; d++) rows *= d == dim ? 1 : t->shape[d]; /* [N, 0, d] is N * d rows of none */
     int64_t shape[2] = {rows, width};
     for (int d = dim + 1; d < t->ndim; d++) after *= t->shape[d];
     memset(out, 0, sizeof *out);

@@ -72,7 +72,7 @@ void lf_campaign_case_file(const char *dir, const lf_campaign_entry *e, char *ou
         snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
         if (stat(path, &st) != 0 || !is_repro_of(path, e->signature)) continue;
         double t = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
-        if (t <= newest) continue;
+        if (t < newest || (t == newest && strcmp(path, out) > 0)) continue; /* a tie: by name, not readdir's order */
         newest = t;
         snprintf(out, len, "%s", path);
     }
@@ -161,8 +161,9 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
         snprintf(it->group, sizeof it->group, "claim:%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
         snprintf(it->cause, sizeof it->cause, "%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
     } else {
-        check_flaky(it, &c, be, v.finding ? v.finding_class : "no finding");
         missing_check(cls, &v, check, sizeof check);
+        if (!check[0]) /* a missing check that crashes only now and then is still that check */
+            check_flaky(it, &c, be, v.finding ? v.finding_class : "no finding");
         if (it->flaky[0]) {
             snprintf(it->group, sizeof it->group, "flaky:%s", cls);
             snprintf(it->cause, sizeof it->cause, "does not replay the same way");
@@ -175,7 +176,7 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
             lf_cause_of(&c, be, it->e->signature, &cause);
             x->replays += cause.replays;
             x->cause_ms += cause.ms;
-            snprintf(it->group, sizeof it->group, "harm%d:%s", it->harm, cause.key);
+            snprintf(it->group, sizeof it->group, "harm%d:%s:%s", it->harm, cause.family, cause.key);
             snprintf(it->cause, sizeof it->cause, "needs: %s", cause.words);
         }
     }
@@ -184,12 +185,21 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
 }
 
 /* Where a variant's cause names more than one reduction: the reductions
- * taken out that another bug fills on every call (cause "reduction=R" and
- * nothing else, of the same harm), in its key and its words. */
-static void unmask(lf_campaign_variant *v, const char *harm, const char *masking)
+ * taken out that another bug fills on every call (a cause of "reduction=R"
+ * and nothing else, of the same harm and family), in its key and its words. */
+/* The "reduction=" part of a group's key (after ':' or ';'), or NULL. */
+static char *reduction_part(char *group)
 {
-    char *set = strstr(v->group, "reduction="), *words = strstr(v->cause, "reduction ");
-    if (!set || strncmp(v->group, harm, strlen(harm)) || !strchr(set, '|') || !words) return;
+    for (char *at = strstr(group, "reduction="); at; at = strstr(at + 1, "reduction="))
+        if (at > group && (at[-1] == ':' || at[-1] == ';')) return at;
+    return NULL;
+}
+
+static void unmask(lf_campaign_variant *v, const char *masker, const char *masking)
+{
+    char *set = reduction_part(v->group), *words = strstr(v->cause, "reduction ");
+    size_t m = strlen(masker);
+    if (!set || strncmp(v->group, masker, m) || v->group[m] != ':' || !strchr(set, '|') || !words) return;
     char names[64], kept[64] = "", rest[640];
     size_t n = strcspn(set + 10, ";");
     snprintf(names, sizeof names, "%.*s", (int)n, set + 10);
@@ -204,18 +214,24 @@ static void unmask(lf_campaign_variant *v, const char *harm, const char *masking
         snprintf(w + strlen(w), sizeof v->cause - (size_t)(w - v->cause) - strlen(w), "%s%s", w[0] ? " or " : "", tok);
 }
 
-static void unmask_reductions(lf_campaign_entries *x)
+/* The maskers are read from the keys as the causes gave them, then applied: the ledger's order decides nothing. */
+static bool unmask_reductions(lf_campaign_entries *x)
 {
-    for (int i = 0; i < x->n_v; i++) {
-        const char *colon = strchr(x->v[i].group, ':');
-        if (strncmp(x->v[i].group, "harm", 4) || !colon || strncmp(colon + 1, "reduction=", 10) ||
-            strpbrk(colon + 1, ";|"))
-            continue;
-        char harm[32];
-        snprintf(harm, sizeof harm, "%.*s", (int)(colon + 1 - x->v[i].group), x->v[i].group);
-        for (int j = 0; j < x->n_v; j++)
-            if (j != i) unmask(&x->v[j], harm, colon + 11);
+    char(*maskers)[640] = calloc((size_t)(x->n_v ? x->n_v : 1), sizeof *maskers);
+    int n = 0;
+    if (!maskers) return false;
+    for (int i = 0; i < x->n_v; i++) { /* "harmN:FAMILY:reduction=R", no other trait, one reduction */
+        const char *set = reduction_part(x->v[i].group);
+        if (!strncmp(x->v[i].group, "harm", 4) && set && set[-1] == ':' && !strpbrk(set, ";|:"))
+            snprintf(maskers[n++], sizeof maskers[0], "%s", x->v[i].group);
     }
+    for (int m = 0; m < n; m++) {
+        char *set = reduction_part(maskers[m]);
+        set[-1] = 0; /* maskers[m]: "harmN:FAMILY", set + 10: R */
+        for (int j = 0; j < x->n_v; j++) unmask(&x->v[j], maskers[m], set + 10);
+    }
+    free(maskers);
+    return true;
 }
 
 static int by_harm(const void *a, const void *b)
@@ -223,7 +239,8 @@ static int by_harm(const void *a, const void *b)
     const lf_campaign_group *x = a, *y = b;
     if (x->accepted != y->accepted) return x->accepted - y->accepted;
     if (x->harm != y->harm) return x->harm - y->harm;
-    return x->first_s < y->first_s ? -1 : x->first_s > y->first_s;
+    if (x->first_s != y->first_s) return x->first_s < y->first_s ? -1 : 1;
+    return x->members[0] - y->members[0];
 }
 
 /* Folds variant i into its group (made when new). */
@@ -250,7 +267,10 @@ static bool fold(lf_campaign_entries *x, int i)
     if (it->e->first_s < gr->first_s) gr->first_s = it->e->first_s;
     if (it->harm < gr->harm) gr->harm = it->harm;
     const lf_campaign_variant *r = &x->v[gr->repro];
-    if (it->size < r->size || (it->size == r->size && it->e->first_s < r->e->first_s)) {
+    /* the entry's case: the first class of the findings' list (a wrong value before its gradient, a
+     * silent number before the crash of the same missing check), then the smallest, then the first found */
+    int ri = lf_finding_find(r->e->signature), ii = lf_finding_find(it->e->signature);
+    if (ii < ri || (ii == ri && (it->size < r->size || (it->size == r->size && it->e->first_s < r->e->first_s)))) {
         gr->repro = i;
         if (!gr->accepted) snprintf(gr->cause, sizeof gr->cause, "%s", it->cause); /* its "here:" words */
     }
@@ -269,7 +289,7 @@ bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaig
         lf_campaign_case_file(dir, &x->ledger[i], x->v[i].file, sizeof x->v[i].file);
         check_variant(&x->v[i], be, x);
     }
-    unmask_reductions(x);
+    if (!unmask_reductions(x)) return false;
     for (int i = 0; i < x->n_v; i++)
         if (!fold(x, i)) return false;
     for (int g = 0; g < x->n_g; g++) x->g[g].harm_label = lf_harm_label(x->g[g].harm);

@@ -106,25 +106,25 @@ static bool as_rows(lf_case *x, int k, int class_dim)
 
 static bool prob_target(const lf_case *c) { return !is_class_target(c) && c->target.ndim == c->input.ndim; }
 
-static bool has_spatial(const lf_case *c) { return !fused(c) && !c->vocab_last && c->input.ndim > 2; }
-static bool no_spatial(lf_case *x)
+/* The input's class dim `dim` moved into rows, a probability target's with it (decided before the input
+ * changes), class labels and the loss mask flattened. A loss without classes (BCE) has no layout to move. */
+static bool classes_as_rows(lf_case *x, int dim)
 {
-    return as_rows(x, LF_T_INPUT, 1) && as_rows(x, LF_T_TARGET, prob_target(x) ? 1 : -1) &&
-           as_rows(x, LF_T_LOSS_MASK, -1);
+    bool prob = prob_target(x);
+    int tdim = dim == 0 ? 0 : dim == x->input.ndim - 1 ? x->target.ndim - 1 : dim;
+    return as_rows(x, LF_T_INPUT, dim) && as_rows(x, LF_T_TARGET, prob ? tdim : -1) && as_rows(x, LF_T_LOSS_MASK, -1);
 }
-static bool has_vocab_last(const lf_case *c) { return c->vocab_last && c->input.ndim > 2; }
+static bool laid_out(const lf_case *c) { return lf_loss_has_classes(c->loss) && !fused(c); }
+static bool has_spatial(const lf_case *c) { return laid_out(c) && !c->vocab_last && c->input.ndim > 2; }
+static bool no_spatial(lf_case *x) { return classes_as_rows(x, 1); }
+static bool has_vocab_last(const lf_case *c) { return laid_out(c) && c->vocab_last && c->input.ndim > 2; }
 static bool no_vocab_last(lf_case *x)
 {
     x->vocab_last = false;
-    return as_rows(x, LF_T_INPUT, x->input.ndim - 1) &&
-           as_rows(x, LF_T_TARGET, prob_target(x) ? x->target.ndim - 1 : -1) && as_rows(x, LF_T_LOSS_MASK, -1);
+    return classes_as_rows(x, x->input.ndim - 1);
 }
-static bool has_one_dim(const lf_case *c) { return c->input.ndim == 1; }
-static bool no_one_dim(lf_case *x)
-{
-    return as_rows(x, LF_T_INPUT, 0) && as_rows(x, LF_T_TARGET, prob_target(x) ? 0 : -1) &&
-           as_rows(x, LF_T_LOSS_MASK, -1);
-}
+static bool has_one_dim(const lf_case *c) { return laid_out(c) && c->input.ndim == 1; }
+static bool no_one_dim(lf_case *x) { return classes_as_rows(x, 0); }
 
 /* An empty batch and no classes are one trait: an input without elements. */
 static bool has_empty(const lf_case *c) { return c->input.numel == 0 || c->target.numel == 0; }
@@ -164,19 +164,20 @@ static bool no_loss_mask(lf_case *x)
     return true;
 }
 
-/* In the order they are taken away: the shape first (an empty input given a
- * row lets the labels go next), the options after it. */
+/* In the order they are taken away: the layout first (a reshape makes a
+ * tensor contiguous), then the shape (an empty input given a row lets the
+ * labels go next), the options after it. */
 static const struct {
     const char *name, *words;
     bool (*has)(const lf_case *);
     bool (*without)(lf_case *);
 } traits[] = {
+    {"strided-input", "a strided input", has_strided_input, no_strided_input},
+    {"strided-target", "a strided target", has_strided_target, no_strided_target},
     {"empty", "an input without elements (an empty batch or no classes)", has_empty, no_empty},
     {"1-D", "a 1-D input", has_one_dim, no_one_dim},
     {"spatial", "a spatial input", has_spatial, no_spatial},
     {"vocab_last", "the classes last (vocab_last)", has_vocab_last, no_vocab_last},
-    {"strided-input", "a strided input", has_strided_input, no_strided_input},
-    {"strided-target", "a strided target", has_strided_target, no_strided_target},
     {"upstream", "an upstream gradient that differs across the result", has_upstream, no_upstream},
     {"frozen", "an input that does not require grad", has_frozen, no_frozen},
     {"smoothing", "label smoothing", has_smoothing, no_smoothing},
@@ -377,6 +378,7 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
     dtype_cause(&x);
     reduction_cause(&x);
     lf_case_free(&x.cur);
+    snprintf(out->family, sizeof out->family, "%s", x.cls);
     if (!out->key[0]) snprintf(out->words, sizeof out->words, "any call of its kind (no trait of the case is needed)");
     out->ms = lf_now_ms() - t0;
 }

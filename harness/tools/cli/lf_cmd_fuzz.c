@@ -42,7 +42,7 @@ static const char usage[] =
     "  --out DIR       the campaign's directory (default fuzz-out/lossfuzz-TARGET)\n"
     "  --first         stop at the first finding\n"
     "  --jobs N        N processes, each with its own seed and workers, into one campaign (1)\n"
-    "  --junit FILE    also the report as JUnit XML: a test case per signature, a finding a failure\n"
+    "  --junit FILE    also the report as JUnit XML: a test case per entry, a finding a failure\n"
     "\n"
     "Ends with \"TARGET: N cases in S s (N/s), findings: N (H hits) (seeds: DIR; report: DIR/report.md)\".\n"
     "exit status: 0 no finding, 1 a finding, 2 usage or unusable input\n";

@@ -10,14 +10,14 @@
 #include "lf_junit.h"
 #include "lf_load.h"
 
-static const char usage[] =
-    "usage: lossfuzz report [--kernel K] [--junit FILE] [--title TEXT] [--backend B] DIR\n"
-    "\n"
-    "Writes DIR/report.md and DIR/report.json for the campaign in DIR (its ledger, first\n"
-    "cases and repros): each finding signature once, the most harmful first, its repro\n"
-    "re-checked (with --kernel: the kernel the campaign fuzzed). --junit FILE: also as JUnit XML.\n"
-    "\n" LF_CLI_PATH_HELP "\n"
-    "exit status: 0 no finding, 1 findings, 2 usage or an unwritable report\n";
+static const char usage[] = "usage: lossfuzz report [--kernel K] [--junit FILE] [--title TEXT] [--backend B] DIR\n"
+                            "\n"
+                            "Writes DIR/report.md and DIR/report.json for the campaign in DIR (its ledger, first\n"
+                            "cases and repros): one entry per cause (the signatures folded as its variants), the most\n"
+                            "harmful first, its repro re-checked (with --kernel: the kernel the campaign fuzzed).\n"
+                            "--junit FILE: also as JUnit XML.\n"
+                            "\n" LF_CLI_PATH_HELP "\n"
+                            "exit status: 0 no finding, 1 findings, 2 usage or an unwritable report\n";
 
 /* The campaign as JUnit XML: a test case per report entry, its repro
  * re-checked (an accepted claim passes). false: said on stderr. */
