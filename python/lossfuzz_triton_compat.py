@@ -16,9 +16,17 @@ these was a false alarm on a public kernel; python/tests/triton_interp_test.py):
   comparisons, math functions and reductions (sum, max, min, argmax) ran on
   those integers (1.0 * 0.5 gave -0.0); here they run in float32 and the
   result is rounded back to bfloat16;
+- tl.fma of bfloat16 multiplied and added the bit patterns (3.9 too);
 - float32 -> bfloat16 (a cast, or a float32 value stored into a bfloat16
   tensor) truncated; compiled Triton and torch round to nearest even; an
-  integer cast to bfloat16 became the bits of its value."""
+  integer cast to bfloat16 became the bits of its value.
+
+The interpreter also has no libdevice (triton.language.extra.libdevice and
+its cuda twin): 3.6 raises NotImplementedError in extern_elementwise, 3.9's
+stubs return None, so every softcap case of Liger's and unsloth's kernels
+(libdevice.tanh) failed. Stand-ins evaluate them with numpy in the
+argument's dtype (16-bit floats through float32, rounded back); each is put
+in only where a probe finds the installed Triton's own missing."""
 import os
 
 
@@ -35,6 +43,7 @@ def enable_interpreter():
         except ImportError:  # no triton: nothing to mend
             return
         _mend_interpreter()
+        _mend_libdevice()
 
 
 def _mend_interpreter():
@@ -92,7 +101,15 @@ def _mend_interpreter():
             return it.TensorHandle(widen(src).astype(it._get_np_dtype(want)), want)
         return cast_impl(self, src, dst_type)
 
-    B.binary_op, B.unary_op, B.cast_impl = binary_bf16, unary_bf16, cast_by_value
+    fma = B.create_fma
+
+    def fma_bf16(self, x, y, z):  # tl.fma on bfloat16 values (3.6 and 3.9 multiplied their bit patterns)
+        if bf16 not in (x.dtype.scalar, y.dtype.scalar, z.dtype.scalar):
+            return fma(self, x, y, z)
+        wide = np.multiply(widen(x), widen(y), dtype=np.float64) + widen(z)
+        return result(wide.astype(np.float32))
+
+    B.binary_op, B.unary_op, B.cast_impl, B.create_fma = binary_bf16, unary_bf16, cast_by_value, fma_bf16
     _mend_reductions(it, bf16, widen, narrow)
     B.get_bf16 = lambda self, value: it.TensorHandle(narrow(np.array([value], dtype=np.float32)), bf16)
 
@@ -122,3 +139,87 @@ def _mend_reductions(it, bf16, widen, narrow):
         return self.to_tensor(narrow(widen(input.handle).sum(axis=self.axis, keepdims=self.keep_dims)), bf16)
 
     R.min_max, R.sum = min_max_bf16, sum_bf16
+
+
+def _erf(x):
+    import math
+    import numpy as np
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+# libdevice functions public kernels call: numpy's name, or a function of numpy arrays
+_LIBDEVICE = {
+    "tanh": "tanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2",
+    "log1p": "log1p", "sqrt": "sqrt", "sin": "sin", "cos": "cos", "abs": "abs", "floor": "floor",
+    "ceil": "ceil", "pow": "power", "fmax": "fmax", "fmin": "fmin", "erf": _erf,
+    "rsqrt": lambda x: 1 / __import__("numpy").sqrt(x),
+}
+_TWO_ARGS = ("pow", "fmax", "fmin")
+
+
+def _libdevice_modules():
+    import importlib
+    mods = []
+    for name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+        try:
+            mods.append(importlib.import_module(name))
+        except ImportError:
+            pass
+    return mods
+
+
+def _stand_in(op):
+    """A libdevice function for the interpreter: numpy's op on the arguments' values,
+    in the first tensor argument's dtype (16-bit floats through float32, rounded back)."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as it
+    fn = op if callable(op) else getattr(np, op)
+
+    def values(a, want):
+        if not isinstance(a, tl.tensor):
+            return np.asarray(a, dtype=want)
+        data = np.asarray(a.handle.data)
+        if a.handle.dtype.scalar == tl.bfloat16 and data.dtype == np.uint16:  # 3.6 holds bfloat16 as its bits
+            data = (data.astype(np.uint32) << 16).view(np.float32)
+        return data.astype(want)
+
+    def call(*args, **kwargs):
+        first = next(a for a in args if isinstance(a, tl.tensor))
+        scalar = first.handle.dtype.scalar
+        raw = np.asarray(first.handle.data)
+        want = np.float32 if scalar in (tl.bfloat16, tl.float16) else raw.dtype
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*[values(a, want) for a in args]), dtype=want)
+        if scalar == tl.float16:
+            out = out.astype(np.float16)
+        elif scalar == tl.bfloat16:  # rounded to nearest even, NaN kept; as bits where the interpreter keeps bits
+            bits = out.view(np.uint32)
+            rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+            rounded = np.where(np.isnan(out), np.uint16(0x7FC0), rounded)
+            out = rounded if raw.dtype == np.uint16 else (rounded.astype(np.uint32) << 16).view(np.float32)
+        return tl.tensor(it.TensorHandle(out, scalar), first.type)
+
+    call._lossfuzz_stand_in = True
+    return call
+
+
+def _missing(name, fn):
+    """Whether this Triton's interpreter lacks fn: it gives None or raises on a float32 tensor."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as it
+    probe = tl.tensor(it.TensorHandle(np.array([0.5], dtype=np.float32), tl.float32), tl.float32)
+    try:
+        return fn(*([probe, probe] if name in _TWO_ARGS else [probe])) is None
+    except Exception:  # NotImplementedError (3.6's extern_elementwise), or a semantic it lacks
+        return True
+
+
+def _mend_libdevice():
+    for mod in _libdevice_modules():
+        for name, op in _LIBDEVICE.items():
+            fn = getattr(mod, name, None)
+            if fn is None or getattr(fn, "_lossfuzz_stand_in", False) or not _missing(name, fn):
+                continue
+            setattr(mod, name, _stand_in(op))

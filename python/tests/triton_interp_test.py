@@ -1,8 +1,10 @@
 """Triton's interpreter computes what compiled Triton computes, through
 lossfuzz_triton_compat's mends: bfloat16 arithmetic, comparisons, abs
-and reductions on values (not on their bit patterns), float32 ->
+fma and reductions on values (not on their bit patterns), float32 ->
 bfloat16 rounded to nearest even (cast and store), a Python float argument a
-float32 scalar. Each check fails on Triton 3.6's interpreter unmended.
+float32 scalar, libdevice's functions (tanh, exp, log1p, erf, pow...: softcap
+kernels call tanh) in the argument's dtype. Each check fails on Triton 3.6's
+interpreter unmended; the libdevice and bfloat16 fma checks on 3.9's too.
 usage: triton_interp_test.py ROOT (run by .venv/bin/python3, which has triton)"""
 import os
 import sys
@@ -14,6 +16,11 @@ lossfuzz_triton_compat.enable_interpreter()
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+
+try:
+    from triton.language.extra import libdevice  # noqa: E402
+except ImportError:  # older Triton: the CUDA one only
+    from triton.language.extra.cuda import libdevice  # noqa: E402
 
 N = 4
 failures = []
@@ -45,6 +52,21 @@ def _narrow(X, CAST, STORED):
 def _scaled(X, OUT, scale):
     i = tl.arange(0, 4)
     tl.store(OUT + i, tl.load(X + i) * scale.to(tl.float32))
+
+
+@triton.jit
+def _libdevice(X, OUT, cap):
+    i = tl.arange(0, 4)
+    x = tl.load(X + i)
+    tl.store(OUT + i, cap * libdevice.tanh(x / cap))
+    tl.store(OUT + 4 + i, libdevice.exp(x) + libdevice.log1p(libdevice.abs(x)))
+    tl.store(OUT + 8 + i, libdevice.erf(x) + libdevice.pow(libdevice.abs(x), x))
+
+
+@triton.jit
+def _fma(A, B, C, OUT):
+    i = tl.arange(0, 4)
+    tl.store(OUT + i, tl.fma(tl.load(A + i), tl.load(B + i), tl.load(C + i)))
 
 
 def check(what, got, want):
@@ -79,6 +101,25 @@ try:
     check("a Python float argument, float32", scaled[:3], x[:3] * torch.tensor(0.1, dtype=torch.float32))
 except Exception as e:  # noqa: BLE001 - the unmended interpreter raises AttributeError inside its own error
     failures.append("a Python float argument: %s: %s" % (type(e).__name__, e))
+
+fma_out = torch.empty(N, dtype=bf)
+c = torch.tensor([0.25, 1.0, 2.0, -3.0], dtype=bf)
+_fma[(1,)](a, b, c, fma_out)
+check("bfloat16 fma", fma_out, (a.double() * b.double() + c.double()).to(bf))
+
+for dt in (torch.float32, bf, torch.float16):
+    x = torch.tensor([-2.0, -0.5, 0.25, 3.0], dtype=dt)
+    got = torch.empty(12, dtype=dt)
+    try:
+        _libdevice[(1,)](x, got, 5.0)
+        f = x.float()
+        want = torch.cat([(5.0 * torch.tanh(f / 5.0)).to(dt), (torch.exp(f).to(dt).float() + torch.log1p(f.abs()).to(dt)
+                                                                .float()).to(dt),
+                          (torch.erf(f).to(dt).float() + torch.pow(f.abs(), f).to(dt).float()).to(dt)])
+        if not torch.allclose(got.float(), want.float(), rtol=1e-2 if dt != torch.float32 else 1e-6, atol=0):
+            failures.append("libdevice in %s: %s, want %s" % (dt, got.tolist(), want.tolist()))
+    except Exception as e:  # noqa: BLE001 - unmended: None from the stub, inside the interpreter's own error
+        failures.append("libdevice in %s: %s: %s" % (dt, type(e).__name__, str(e)[:200]))
 
 for f in failures:
     print("FAIL", f)
