@@ -44,14 +44,6 @@ static void add(char *out, size_t len, size_t *at, const char *trait)
     if (n > 0) *at += (size_t)n < len - *at ? (size_t)n : len - *at - 1;
 }
 
-static bool any_ignored(const lf_case *c)
-{
-    if (!lf_loss_has_classes(c->loss) || lf_dtype_is_float(c->target.dtype)) return false;
-    for (int64_t i = 0; i < c->target.numel; i++)
-        if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index) return true;
-    return false;
-}
-
 static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_t *at)
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
@@ -75,7 +67,7 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
     if ((want & T_OPTIONS) && c->weight.present) add(out, len, at, "weight");
     if ((want & T_OPTIONS) && c->pos_weight.present) add(out, len, at, "pos_weight");
     if ((want & T_OPTIONS) && c->label_smoothing > 0) add(out, len, at, "smoothing");
-    if ((want & T_OPTIONS) && any_ignored(c)) add(out, len, at, "ignored");
+    if ((want & T_OPTIONS) && lf_case_any_ignored(c)) add(out, len, at, "ignored");
     if (want & T_LLM) {
         char w[16];
         for (int o = 0; o < LF_LLM_COUNT; o++)

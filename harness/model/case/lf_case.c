@@ -203,6 +203,14 @@ int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS])
     return n;
 }
 
+bool lf_case_any_ignored(const lf_case *c)
+{
+    if (!lf_loss_has_classes(c->loss) || lf_dtype_is_float(c->target.dtype)) return false;
+    for (int64_t i = 0; i < c->target.numel; i++)
+        if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index) return true;
+    return false;
+}
+
 int64_t lf_case_classes(const lf_case *c)
 {
     if (lf_loss_of(c->loss)->fused_linear) return c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;

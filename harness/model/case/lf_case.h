@@ -186,6 +186,8 @@ int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
 /* The classes of the case's logits: the input's class dim (1, the last for
  * vocab_last or a 1-D input), or a fused linear's rows; -1 where there is none. */
 int64_t lf_case_classes(const lf_case *c);
+/* Whether a class-index target holds the case's ignore_index somewhere. */
+bool lf_case_any_ignored(const lf_case *c);
 /* The classes rank r holds of V under the case's split: [*first, *first + return). */
 int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first);
 

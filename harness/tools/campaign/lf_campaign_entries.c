@@ -184,9 +184,6 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
     lf_case_free(&c);
 }
 
-/* Where a variant's cause names more than one reduction: the reductions
- * taken out that another bug fills on every call (a cause of "reduction=R"
- * and nothing else, of the same harm and family), in its key and its words. */
 /* The "reduction=" part of a group's key (after ':' or ';'), or NULL. */
 static char *reduction_part(char *group)
 {
@@ -195,6 +192,9 @@ static char *reduction_part(char *group)
     return NULL;
 }
 
+/* Where a variant's cause names more than one reduction: the reductions
+ * taken out that another bug fills on every call (a cause of "reduction=R"
+ * and nothing else, of the same harm and family), in its key and its words. */
 static void unmask(lf_campaign_variant *v, const char *masker, const char *masking)
 {
     char *set = reduction_part(v->group), *words = strstr(v->cause, "reduction ");

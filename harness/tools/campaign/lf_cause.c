@@ -4,7 +4,6 @@
 #include "lf_cause.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lf_campaign.h"
@@ -16,14 +15,6 @@
 static bool is_class_target(const lf_case *c)
 {
     return lf_loss_has_classes(c->loss) && !lf_dtype_is_float(c->target.dtype);
-}
-
-static bool any_ignored(const lf_case *c)
-{
-    if (!is_class_target(c)) return false;
-    for (int64_t i = 0; i < c->target.numel; i++)
-        if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index) return true;
-    return false;
 }
 
 static bool fused(const lf_case *c) { return lf_loss_of(c->loss)->fused_linear; }
@@ -45,16 +36,16 @@ static bool no_strided_target(lf_case *x)
 
 /* PyTorch's mean divides by the rows' weights, and an ignored label is a row of weight 0:
  * a class weight and an ignored label are one trait, rows weighted unevenly. */
-static bool has_row_weights(const lf_case *c) { return c->weight.present || any_ignored(c); }
+static bool has_row_weights(const lf_case *c) { return c->weight.present || lf_case_any_ignored(c); }
 static bool no_row_weights(lf_case *x)
 {
     lf_tensor_free(&x->weight);
     int64_t C = lf_case_classes(x), free_label = x->ignore_index == 0 ? 1 : 0;
-    if (!any_ignored(x)) return true;
+    if (!lf_case_any_ignored(x)) return true;
     if (x->ignore_index >= 0 && x->ignore_index < C) { /* a class: its rows count once ignore_index moves */
         x->ignore_index = -100;
         x->has_ignore_index = false;
-        return !any_ignored(x);
+        return !lf_case_any_ignored(x);
     }
     if (free_label >= C) return false; /* no other class to give the row */
     for (int64_t i = 0; i < x->target.numel; i++)
@@ -351,13 +342,7 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
     ctx x = {.be = be, .out = out};
     x.result_only = result_class(signature);
     family(signature, x.result_only, x.cls, sizeof x.cls);
-    if (!lf_case_copy(c, &x.cur)) return;
-    x.cur.expect = LF_OUTCOME_NONE; /* a repro's recorded expectations must not decide */
-    x.cur.expect_error[0] = 0;
-    x.cur.expect_hint[0] = 0;
-    free(x.cur.expect_value);
-    x.cur.expect_value = NULL;
-    x.cur.n_expect_value = 0;
+    if (!lf_case_copy(c, &x.cur)) return; /* (a repro's recorded expectations: the probe sets them aside) */
     for (size_t i = 0; i < sizeof traits / sizeof traits[0]; i++) {
         lf_case cand;
         if (!traits[i].has(&x.cur) || !lf_case_copy(&x.cur, &cand)) continue;
@@ -370,7 +355,7 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
         snprintf(words, sizeof words, "%s%s", traits[i].words,
                  traits[i].has != has_row_weights ? ""
                  : !x.cur.weight.present          ? " (here: an ignored label)"
-                 : any_ignored(&x.cur)            ? " (here: a class weight and an ignored label)"
+                 : lf_case_any_ignored(&x.cur)    ? " (here: a class weight and an ignored label)"
                                                   : " (here: a class weight)");
         need(out, traits[i].name, words);
     }
