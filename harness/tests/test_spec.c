@@ -198,6 +198,21 @@ static void empty_batch_dtype_checks(void **state)
     lf_result_free(&r);
 }
 
+/* nll's weighted product is rounded to the input dtype (scalar_t * scalar_t): PyTorch's float16 mean is inf
+ * where the exact one is 5000; a kernel that multiplies in float and says 5000 is no bug (undecided) */
+static void weighted_product_overflows_the_input_dtype(void **state)
+{
+    (void)state;
+    lf_result r = spec_of("{\"loss\": \"cross_entropy\","
+                          " \"input\": {\"dtype\": \"float16\", \"shape\": [2, 2], \"values\": [0, 1e4, 1e4, 1e4]},"
+                          " \"target\": {\"dtype\": \"int64\", \"shape\": [2], \"values\": [0, 0]},"
+                          " \"weight\": {\"dtype\": \"float16\", \"shape\": [2], \"values\": [1e4, 1e4]}}");
+    assert_int_equal(r.kind, LF_OUTCOME_OK);
+    assert_true(isinf(r.values[0]) && r.values[0] > 0);
+    assert_true(r.scales[0] == LF_SCALE_UNDECIDED);
+    lf_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +223,7 @@ int main(void)
         cmocka_unit_test(silent_options_are_accepted),
         cmocka_unit_test(empty_and_ignored_reductions),
         cmocka_unit_test(empty_batch_dtype_checks),
+        cmocka_unit_test(weighted_product_overflows_the_input_dtype),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,6 +62,9 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
         /* input * weight in the input dtype (scalar_t * scalar_t in every nll kernel, Loss.cu and NLLLoss2d.cu):
          * a float16 product past 65504 is inf before the float32 sum (measured on an H200, PyTorch 2.11) */
         t.loss = -lf_dtype_round(c->input.dtype, t.w * lp[label]);
+        /* ... PyTorch's inf there is its dtype's, not the loss's: a kernel that multiplies in float keeps the
+         * number (a float16 weighted mean of 1.1 where torch says inf), and neither is a bug */
+        if (isinf(t.loss) && isfinite(t.w * lp[label])) t.undecided = true;
         t.mag = fabs(t.w) * (fabs(lp[label]) + lp_extra);
         t.w_mag = fabs(t.w);
         /* An infinite weight times an lp that float may round to 0: inf or NaN. */
@@ -79,7 +82,10 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
     double finite = 0; /* the finite products' magnitude: past the dtype's range, float's sum overflows by its order */
     for (int64_t k = 0; k < p->C; k++) {
         double term = c->weight.present ? lf_dtype_round(c->input.dtype, lf_spec_weight(c, k) * lp[k]) : lp[k];
-        if (isfinite(term)) finite += fabs(term);
+        if (isfinite(term))
+            finite += fabs(term);
+        else if (isfinite(lf_spec_weight(c, k) * lp[k]))
+            t.undecided = true; /* the dtype's inf, as above */
         t.smooth -= term;
         t.smooth_mag += fabs(lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
         if (isinf(lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
