@@ -1,6 +1,6 @@
 #!/bin/sh
 # ci/pip-test.sh - lossfuzz as PyTorch users get it: a fresh virtual environment
-# over Debian's python3 and torch, one `pip install .` from this clone (everything
+# with torch (.venv's 2.15, else Debian's 1.13), one `pip install .` from this clone (everything
 # built by scikit-build-core; timed), then, from outside the tree:
 #   - the installed command runs on its own files (no jansson/zlib needed, seeds
 #     from <environment>/share/lossfuzz), the guard API's tests pass against the
@@ -22,8 +22,17 @@ fail() { echo "pip-test: FAIL: $*"; exit 1; }
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
 
-"$python" -m venv --system-site-packages "$tmp/venv"
+# A fresh environment with torch: the project's .venv's (today's torch, ci/setup.sh), seen through a .pth,
+# else Debian's (--system-site-packages).
+fresh_env() {
+    "$python" -m venv --system-site-packages "$1"
+    torch_site=$("$src/.venv/bin/python3" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" 2>/dev/null) ||
+        return 0
+    echo "$torch_site" >"$("$1/bin/python3" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/torch.pth"
+}
+fresh_env "$tmp/venv"
 venv=$tmp/venv/bin
+echo "pip-test: torch $("$venv/python" -c "import torch; print(torch.__version__)")"
 start=$(now)
 if ! "$venv/pip" install -q --disable-pip-version-check "$src" pytest >"$tmp/pip.log" 2>&1; then
     if grep -Eqi "no matching distribution|could not find a version|connection|network is unreachable" "$tmp/pip.log"; then
@@ -81,7 +90,7 @@ start=$(now)
     { cat "$tmp/wheel.log"; fail "pip wheel ."; }
 wheel=$(ls "$tmp"/dist/lossfuzz-*.whl)
 echo "pip-test: the wheel $(basename "$wheel"): $(du -k "$wheel" | cut -f1) KiB (built again in $(since "$start") s)"
-"$python" -m venv --system-site-packages "$tmp/other"
+fresh_env "$tmp/other"
 "$tmp/other/bin/pip" install -q --disable-pip-version-check --no-index "$wheel" || fail "the wheel does not install"
 cd /
 said=$("$tmp/other/bin/lossfuzz" fuzz --seconds 2 --kernel "py:$tmp/project/ce_python.py:rows" --out "$tmp/other-run") ||

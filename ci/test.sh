@@ -14,6 +14,7 @@
 # the buggy example kernels (examples/kernels: C, Python) are found by
 # campaigns, and the correct ones give no finding.
 # Hard-assert campaigns run through the executor's workers on the simulation.
+# Python runs under .venv (today's torch, ci/setup.sh); the version-dependent tests again under Debian's 1.13.
 set -eu
 cd "$(dirname "$0")/.."
 ci/setup.sh
@@ -31,6 +32,15 @@ for variant in "" --sanitize; do
     awk '/ Testing: / {name = $3} /^SKIP: / {print "skipped " name ": " substr($0, 7)}' "$dir/Testing/Temporary/LastTest.log"
     total=$((total + $(ctest --test-dir "$dir" -N | sed -n 's/^Total Tests: //p')))
 done
+# The older PyTorch too (ci/setup.sh's .venv-debian: Debian's torch 1.13, triton 3.6): the tests whose
+# answers depend on the version - the live-PyTorch checks, the worker, the Triton interpreter's mends.
+if [ -x .venv-debian/bin/python3 ]; then
+    stage "the older PyTorch: Debian's torch 1.13 and triton 3.6 (.venv-debian)"
+    old=$PWD/.venv-debian/bin/python3
+    LF_PYTHON=$old LOSSFUZZ_PYTHON=$old ctest --test-dir build --output-on-failure -j "$(nproc)" \
+        -R '^(conformance/pytorch|cli/executor|python/(worker|api|triton_empty|triton_interp))$'
+    total=$((total + 6))
+fi
 stage "planted bugs"
 ci/mutants.sh
 total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))

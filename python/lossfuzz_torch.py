@@ -20,7 +20,8 @@ MULTI_MARGIN = "multi_margin_loss"
 # An IndexError with this message is what CUDA reports as a device-side assert.
 # torch 1.13 prints uint8 labels as characters when reduction="none"
 # ("Target \x02 is out of bounds."), and labels >= 128 then give an IndexError
-# with an empty message (invalid UTF-8); is_device_assert() accepts both.
+# with an empty message (invalid UTF-8); 2.15 cuts label 0's message at its NUL
+# ("Target "); is_device_assert() accepts all three.
 DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
 # multi_margin_loss's CPU kernel raises this RuntimeError where CUDA's asserts (no label named).
 MARGIN_ASSERT = "target out of range"
@@ -40,6 +41,8 @@ ERROR_TABLE = [
      lambda c: c.ndim("target") == 0 and (c.ndim("input") or 0) >= 2),
     (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view
      lambda c: c.dtype("weight") is not None and c.ndim("weight") == 0),
+    (r"ArrayRef: invalid slice", "target_shape",  # nll_loss_nd's view of a spatial input with a 0-D target
+     lambda c: c.ndim("target") == 0 and (c.ndim("input") or 0) >= 3),
     (r"Dimension out of range|Expected 1 or more dimensions"
      r"|Dimension specified as \d+ but tensor has no dimensions", "input_dim", None),
     (r"Expected floating point type for target with class probabilities",
@@ -81,7 +84,7 @@ def is_device_assert(case, exc, message):
     if not isinstance(exc, IndexError):
         return False
     return bool(DEVICE_ASSERT_RE.search(message)) or (
-        message == "" and case.dtype("target") == "uint8")
+        message in ("", "Target") and case.dtype("target") == "uint8")
 
 
 def assert_value(case, message):

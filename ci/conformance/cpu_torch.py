@@ -1,21 +1,20 @@
 #!/usr/bin/env python3
-"""Conformance of lossfuzz against PyTorch on the CPU (Debian's python3-torch).
+"""Conformance of lossfuzz against PyTorch on the CPU (.venv's torch 2.15, or Debian's 1.13).
 
 Generates random cases (torch_cases.py), runs torch on each (torch_cpu.py),
 runs `lossfuzz check --json` over all of them (lossfuzz_json.py), and judges
 each case with the comparison every conformance run shares (compare.py),
-leaving out the documented version and device differences (KNOWN_DIFFERENCES);
+leaving out the known version and device differences lossfuzz names (lf_torch_known.def);
 report.py prints the result.
 
     "$(ci/find-python.sh)" ci/conformance/cpu_torch.py --lossfuzz build/lossfuzz
         [--cases 2000] [--seed 1] [--workdir DIR] [--keep] [--verbose]
     "$(ci/find-python.sh)" ci/conformance/cpu_torch.py --dry-run [--cases N] [--seed S]
 
-Exit status: 0 no disagreements (outside KNOWN_DIFFERENCES), 1 some,
+Exit status: 0 no disagreements (outside the known differences), 1 some,
 2 usage error or lossfuzz binary missing, 77 torch not importable (skipped).
 """
 import argparse
-import math
 import os
 import shutil
 import sys
@@ -30,102 +29,10 @@ from torch_cases import CE, NLL, IMPORT_ERROR, CaseGenerator, roundtrip_errors, 
 from torch_cpu import run_torch, run_torch_backward
 
 
-# Documented torch-version differences: (predicate, reason). predicate(d) gets a
-# Disagreement (d.kind, d.case, d.torch, d.record, d.detail) and returns True
-# when `reason` explains it; such disagreements are not failures.
-def _is_1d_ignored_mean(d):
-    t, ign = d.case.tensors["target"], d.case.options.get("ignore_index", -100)
-    return (d.kind == "value" and d.case.tensors["input"].dim() == 1 and t.numel() == 1
-            and int(t.flatten()[0]) == ign and d.case.options.get("reduction", "mean") == "mean"
-            and d.torch["value"] and math.isnan(d.torch["value"][0]))
-
-
-def _is_1d_input_1d_target(d):
-    return (d.kind in ("outcome", "false_alarm", "guard_miss", "error_class")
-            and d.case.loss in (CE, NLL) and d.case.tensors["input"].dim() == 1
-            and d.case.tensors["target"].dim() == 1
-            and (d.case.loss == NLL  # for cross_entropy, equal shapes mean probabilities
-                 or d.case.tensors["target"].shape != d.case.tensors["input"].shape))
-
-
-def _is_empty_batch_dtype(d):
-    inp = d.case.tensors["input"]
-    return (d.kind in ("outcome", "false_alarm", "guard_miss") and d.torch["outcome"] == "host_error"
-            and d.torch["error"] in ("target_dtype", "weight_dtype") and inp.dim() >= 2 and inp.shape[0] == 0
-            and d.record.get("spec", {}).get("outcome") == "ok")
-
-
-def _is_meta_target_dtype_on_empty(d):
-    spec = d.record.get("spec") or {}
-    return (d.kind in ("outcome", "false_alarm") and torch.__version__ < "2" and d.torch["outcome"] == "ok"
-            and spec.get("outcome") == "host_error" and spec.get("error") == "target_dtype"
-            and d.case.tensors["input"].dim() <= 2 and d.case.tensors["target"].numel() == 0)
-
-
-def _reads_int32_labels(case):
-    target = case.tensors["target"]
-    return (case.loss != "binary_cross_entropy_with_logits" and case.tensors["input"].dim() >= 3
-            and case.options.get("reduction", "mean") != "none" and not target.is_floating_point()
-            and bool(((target > 2**31 - 1) | (target < -2**31)).any()))
-
-
-def _is_int32_narrowing(d):
-    spec = d.record.get("spec") or {}
-    return (d.kind in ("outcome", "guard_miss", "false_alarm") and d.torch["outcome"] == "device_assert"
-            and ((spec.get("outcome") == "ok" and spec.get("silent") == "label_truncated")
-                 or (spec.get("outcome") == "host_error" and _reads_int32_labels(d.case))))  # a later host error
-
-
-def _is_f16_sum_overflow(d):
-    return (d.kind == "value" and d.torch["dtype"] == "float16" and torch.__version__ < "2"
-            and d.case.options.get("reduction", "mean") in ("mean", "sum")
-            and d.torch["value"] and math.isinf(d.torch["value"][0]))
-
-
-def _is_bf16_spatial_log_softmax(d):
-    inp = d.case.tensors["input"]
-    return (d.kind == "value" and inp.dtype == torch.bfloat16 and inp.dim() >= 3
-            and any(math.isinf(v) or math.isnan(v) for v in d.torch["value"]))
-
-
-def _is_u8_wrapped_ignore_index(d):
-    ignore_index = d.case.options.get("ignore_index", -100)
-    return (d.kind in ("value", "outcome") and torch.__version__ < "2" and d.case.dtype("target") == "uint8"
-            and d.case.loss == "cross_entropy" and d.case.options.get("label_smoothing", 0) > 0
-            and not 0 <= ignore_index <= 255
-            and bool((d.case.tensors["target"] == ignore_index % 256).any()))
-
-
-def _is_bce_infinite_logit(d):
-    return (d.kind == "value" and torch.__version__ < "2" and d.case.loss == "binary_cross_entropy_with_logits"
-            and any(math.isnan(v) for v in d.torch["value"]))
-
-
-KNOWN_DIFFERENCES = [
-    (_is_1d_ignored_mean, "CUDA's nll_loss_forward_reduce_cuda_kernel_1d returns 0 for an ignored "
-                          "target under mean; the CPU returns NaN (the spec models CUDA)"),
-    (_is_1d_input_1d_target, "1-D input with a 1-D target: 2.x accepts shape [1] only, 1.13 accepts "
-                             "[C] and rejects [1] unless C == 1 (the spec models 2.x)"),
-    (_is_empty_batch_dtype, "an empty batch returns on CUDA before the kernels dispatch on the target's "
-                            "and weight's dtypes (PyTorch 2.11, H100); the CPU checks them (the spec models CUDA)"),
-    (_is_meta_target_dtype_on_empty, "nll_loss's meta function checks the target's dtype on an empty batch too "
-                                     "since PyTorch PR 175151 (2026); 1.13 returns the empty result (the spec "
-                                     "models PyTorch main)"),
-    (_is_int32_narrowing, "CUDA's nll_loss2d_forward_kernel (spatial mean/sum) and MultiMarginLoss_forward_kernel "
-                          "read int64 labels as int32, so 2^32+k is class k, no assert (PyTorch 2.11, H100); the CPU raises (the spec models CUDA)"),
-    (_is_bf16_spatial_log_softmax, "torch 1.13's CPU bfloat16 log_softmax over the class dim "
-                                        "of a spatial input returns inf or NaN at some positions (2.15 CPU "
-                                        "gives the spec's finite values)"),
-    (_is_f16_sum_overflow, "torch 1.13's CPU sums float16 in float16 and overflows; CUDA and the spec "
-                           "accumulate in float32"),
-    (_is_bce_infinite_logit, "torch 1.13's BCE-with-logits (max_val + log(exp(-max_val) + exp(-x - max_val))) "
-                             "gives NaN for an infinite logit, or one past the target dtype's range, where 2.x's "
-                             "log_sigmoid chain, which the spec follows, gives a number or inf"),
-    (_is_u8_wrapped_ignore_index, "torch 1.13 wraps an ignore_index outside uint8's range into it (2^31 is 0, "
-                                  "-100 is 156) when label smoothing masks uint8 targets; nll_loss does not "
-                                  "(2.x not yet measured; the spec does not wrap)"),
-]
-
+# The known differences (harness/oracle/lf_torch_known.def) are lossfuzz's one list:
+# `lossfuzz check --torch` runs this same PyTorch (this Python, LOSSFUZZ_PYTHON) on
+# each case and names the entry that explains its answer (torch_known_id); a
+# disagreement on such a case is that difference, not a failure.
 # (rtol, atol) per dtype; a case uses the coarsest of its input dtype and the
 # dtype of torch's result (BCE returns the target's dtype, e.g. float16).
 TOLERANCES = {
@@ -140,7 +47,7 @@ class Disagreement:
     def __init__(self, kind, case, torch_out, record, detail=""):
         self.kind, self.case, self.torch, self.record, self.detail = \
             kind, case, torch_out, record, detail
-        self.known = None  # reason string when matched by KNOWN_DIFFERENCES
+        self.known = None  # "ID: what" of the known difference lossfuzz names for the case
 
 
 def compare_case(case, tout, rec):
@@ -165,10 +72,8 @@ def compare_case(case, tout, rec):
 
 def mark_known(disagreements):
     for d in disagreements:
-        for predicate, reason in KNOWN_DIFFERENCES:
-            if predicate(d):
-                d.known = reason
-                break
+        if d.record.get("torch_known_id"):
+            d.known = "%s: %s" % (d.record["torch_known_id"], d.record.get("torch_known_difference", ""))
 
 
 def parse_args(argv):
@@ -220,8 +125,9 @@ def dry_run(cases, outcomes, verbose):
 
 def conformance(args, cases, outcomes, keep):
     supported = [(c, o) for c, o in zip(cases, outcomes) if o["outcome"] != "unsupported"]
+    os.environ["LOSSFUZZ_PYTHON"] = sys.executable  # lossfuzz's --torch: this PyTorch
     records = lossfuzz_json.records(os.path.abspath(args.lossfuzz), [c.path for c, _ in supported],
-                                    args.verbose)
+                                    args.verbose, ["--torch"])
     stats, found = Counter(), []
     for case, tout in supported:
         flags, disagreements = compare_case(case, tout, records[case.path])

@@ -9,10 +9,10 @@ CHUNK_FILES = 200
 TIMEOUT_S = 600
 
 
-def _invoke(binary, files):
+def _invoke(binary, files, options=()):
     """(rc, {realpath: record}, stderr) of one lossfuzz run."""
     try:
-        proc = subprocess.run([binary, "check", "--json"] + files, capture_output=True,
+        proc = subprocess.run([binary, "check", "--json"] + list(options) + files, capture_output=True,
                               text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return None, {}, "timed out after %ds" % TIMEOUT_S
@@ -27,12 +27,13 @@ def _invoke(binary, files):
     return proc.returncode, records, proc.stderr.strip()
 
 
-def records(binary, files, verbose=False):
-    """{path: record} for all files; failures become {"_problem": kind, "message": ...}."""
+def records(binary, files, verbose=False, options=()):
+    """{path: record} for all files; failures become {"_problem": kind, "message": ...}.
+    options: more `lossfuzz check` options (--torch)."""
     out = {}
     for start in range(0, len(files), CHUNK_FILES):
         chunk = files[start:start + CHUNK_FILES]
-        rc, recs, stderr = _invoke(binary, chunk)
+        rc, recs, stderr = _invoke(binary, chunk, options)
         if verbose:
             print("lossfuzz: files %d..%d rc=%s" % (start, start + len(chunk) - 1, rc))
         if rc in (0, 1):
@@ -41,7 +42,7 @@ def records(binary, files, verbose=False):
                     "_problem": "missing", "message": "no output line (rc=%s) %s" % (rc, stderr)}
             continue
         for path in chunk:  # an unusable file or a crash: find the culprit(s) one by one
-            rc1, recs1, err1 = _invoke(binary, [path])
+            rc1, recs1, err1 = _invoke(binary, [path], options)
             rec = recs1.get(os.path.realpath(path))
             if rc1 in (0, 1) and rec and rec.get("verdict") != "unusable":
                 out[path] = rec

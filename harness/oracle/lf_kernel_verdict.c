@@ -22,6 +22,7 @@ void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_g
         return;
     }
     if (k->state == LF_GRAD_ERROR) {
+        if (g->kind == LF_OUTCOME_HOST_ERROR) return; /* PyTorch's backward raises too */
         snprintf(cls, sizeof cls, "grad-error/%s", path);
         lf_found(v, cls, "backward failed: %s", k->message);
         return;
@@ -178,11 +179,8 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
      * that PyTorch itself differs from the spec by design, so may the kernel. */
     const char *version = lf_exec_torch_version(be->kernel);
     bool python = version[0] != 0; /* a C kernel's rejection is a message without a class: nothing to compare */
-    const char *known = version[0] ? lf_torch_known_difference(c, s, k, lf_exec_device(be->kernel), version) : NULL;
-    if (known) {
-        snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
-        return;
-    }
+    v->torch_known = version[0] ? lf_torch_known_difference(c, s, k, lf_exec_device(be->kernel), version) : NULL;
+    if (v->torch_known) return;
     static const lf_kernel_deviations none;
     const lf_kernel_deviations *d = claims ? &claims->deviations : &none;
     if (s->kind == LF_OUTCOME_OK)

@@ -239,11 +239,8 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
     const lf_result *s = &v->spec, *t = &v->torch;
     char cls[96];
     if (lf_path_failed(v, "torch", t)) return;
-    const char *known = lf_torch_known_difference(c, s, t, lf_exec_device(be->torch), lf_exec_torch_version(be->torch));
-    if (known) {
-        snprintf(v->torch_known, sizeof v->torch_known, "%s", known);
-        return;
-    }
+    v->torch_known = lf_torch_known_difference(c, s, t, lf_exec_device(be->torch), lf_exec_torch_version(be->torch));
+    if (v->torch_known) return;
     if (t->kind != s->kind) {
         snprintf(cls, sizeof cls, "torch-mismatch/%s-vs-%s", lf_outcome_name(t->kind), lf_outcome_name(s->kind));
         lf_found(v, cls, "PyTorch: %s; spec: %s", t->kind == LF_OUTCOME_OK ? "ok" : t->message,

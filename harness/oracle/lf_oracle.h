@@ -52,6 +52,11 @@ const char *lf_harm_label(int harm); /* a rank's heading: "Silent wrong values o
 
 #define LF_SIGNATURE_MAX 192 /* a finding's signature, NUL included (lf_finding_signature) */
 
+/* A known difference (lf_torch_known.def): where PyTorch on a device or version answers otherwise by design. */
+typedef struct {
+    const char *id, *device, *since, *until, *source, *what;
+} lf_known_difference;
+
 typedef struct {
     /* The results first: lf_oracle_check initializes each (lf_result_init)
      * and zeroes every field from backward_asked on. */
@@ -66,10 +71,11 @@ typedef struct {
     lf_result spec_backward;
     bool backward_asked;
     bool has_torch;
-    bool has_kernel;       /* it ran on the case */
-    char kernel_skip[96];  /* it was not sent the case: what the case uses that it does not claim */
-    char torch_known[320]; /* a documented PyTorch version or device difference explains the answer of torch
-                            * (or of a Python kernel, on the PyTorch it runs on) */
+    bool has_kernel;      /* it ran on the case */
+    char kernel_skip[96]; /* it was not sent the case: what the case uses that it does not claim */
+    /* a known PyTorch version or device difference explains the answer of torch (or of a Python kernel, on the
+     * PyTorch it runs on): lf_torch_known.def's entry */
+    const lf_known_difference *torch_known;
     bool finding;
     bool guarded_silent; /* a pass: the guard rejects what PyTorch silently miscomputes */
     char finding_class[96];
@@ -91,10 +97,12 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
                               void *ctx);
 void lf_verdict_free(lf_verdict *v);
 
-/* Why PyTorch's answer on that device and version differs from the spec's
- * by design (the spec models PyTorch 2.x on CUDA), or NULL (lf_torch_known.c). */
-const char *lf_torch_known_difference(const lf_case *c, const lf_result *spec, const lf_result *torch,
-                                      const char *device, const char *version);
+/* The known difference that explains PyTorch's answer on that device and
+ * version (the spec models PyTorch 2.15 on CUDA), or NULL (lf_torch_known.c). */
+const lf_known_difference *lf_torch_known_difference(const lf_case *c, const lf_result *spec, const lf_result *torch,
+                                                     const char *device, const char *version);
+/* The list's i-th entry, NULL past its end. */
+const lf_known_difference *lf_known_difference_at(int i);
 
 /* A finding's signature: its class, plus, for the classes that lump
  * unrelated bugs (false-alarm, value-, grad-, shape-, dtype-mismatch), the

@@ -4,7 +4,7 @@ storages by data_ptr(), 0 for every empty tensor, so a typed storage alias
 handed an int64 target the float input's storage and the launch failed), a
 launch still writes its outputs back into strided views, and
 examples/kernels/ce_triton.py launches on an empty batch.
-usage: triton_empty_test.py ROOT (run by .venv/bin/python3, which has triton)"""
+usage: triton_empty_test.py ROOT (run by a python3 with torch and triton: ci/find-python.sh torch triton)"""
 import math
 import os
 import sys

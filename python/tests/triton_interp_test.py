@@ -5,7 +5,7 @@ bfloat16 rounded to nearest even (cast and store), a Python float argument a
 float32 scalar, libdevice's functions (tanh, exp, log1p, erf, pow...: softcap
 kernels call tanh) in the argument's dtype. Each check fails on Triton 3.6's
 interpreter unmended; the libdevice and bfloat16 fma checks on 3.9's too.
-usage: triton_interp_test.py ROOT (run by .venv/bin/python3, which has triton)"""
+usage: triton_interp_test.py ROOT (run by a python3 with torch and triton: ci/find-python.sh torch triton)"""
 import os
 import sys
 

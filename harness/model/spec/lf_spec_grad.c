@@ -169,6 +169,13 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
         lf_spec_llm_grad(c, &p, upstream, g);
         return;
     }
+    if (p.targets == LF_CLASS_TARGETS && c->input.ndim == 1 && c->target.ndim == 1 && p.C != 1) {
+        /* forward takes a 1-D input with a [1] target; nll_loss_backward's meta function (no batch dim only for a
+         * 0-D target) does not (torch 2.15, CPU: device-independent code) */
+        lf_result_error(g, "target_shape", "RuntimeError", "size mismatch (got input: [%lld], target: [1])",
+                        (long long)p.C);
+        return;
+    }
     int64_t rows = p.targets == LF_BINARY_TARGETS ? p.N : p.one_d ? 1 : p.N * p.S;
     double *lp = p.targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
     if (!lf_result_alloc_values(g, c->input.numel, true) || (p.targets != LF_BINARY_TARGETS && !lp)) {

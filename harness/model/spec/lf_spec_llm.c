@@ -48,6 +48,8 @@ static double row_logits(const llm_ctx *x, int64_t base, bool *nonfinite)
     for (int64_t k = 0; k < p->C; k++) {
         double v = x->scale * lf_load_f64(x->c->input.data, x->c->input.dtype, base + k * p->S);
         x->dydx[k] = x->scale;
+        /* scale * x past the input dtype: torch's product there is inf (then NaN), a kernel's in float a number */
+        *nonfinite |= fabs(v) > lf_dtype_max(x->c->input.dtype);
         if (x->cap > 0) {
             double t = tanh(v / x->cap);
             v = x->cap * t;
@@ -112,6 +114,9 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
      * mask of 0 */
     double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
     t.undecided |= !isfinite(t.w_t) || fabs(t.z) > acc_max || t.mag > acc_max; /* (an infinite mag: past it) */
+    /* lse * lse formed in the output dtype (the definitions' torch composition): inf there, and NaN times a
+     * mask of 0, where a kernel in float keeps a number */
+    t.undecided |= fabs(t.z) > lf_dtype_max(p->out_dtype);
     return t;
 }
 

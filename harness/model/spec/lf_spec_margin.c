@@ -146,7 +146,7 @@ void lf_spec_run_multi_margin(const lf_case *c, lf_result *r)
             double h = p.margin_p == 1 ? z : lf_dtype_round(in, z * z);
             if (c->weight.present) h = lf_dtype_round(in, h * w);
             sum += h;
-            terms += fabs(h);
+            if (isfinite(h)) terms += fabs(h); /* an inf term (a product past the dtype) must not hide the others' */
         }
         mag *= sum_factor(c, &p);
         double v = lf_dtype_round(in, sum / denom);

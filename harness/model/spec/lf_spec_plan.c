@@ -24,6 +24,12 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                         "Expected input batch_size (%lld) to match target batch_size (0).", (long long)in->shape[0]);
         return false;
     }
+    if (in->ndim == 2 && tg->ndim == 0 && tg->dtype != LF_I64 && tg->dtype != LF_U8) {
+        /* an empty batch passes nll_loss_nd's check; nll_loss's meta function reads the target's dtype first */
+        lf_result_error(r, "target_dtype", "RuntimeError", "expected target dtype to be Long or Byte, but got %s",
+                        lf_torch_type_name(tg->dtype));
+        return false;
+    }
     if (in->ndim != 1 && tg->ndim == 0) {
         lf_result_error(r, "target_shape", "IndexError", "dimension specified as 0 but tensor has no dimensions");
         return false;
@@ -61,6 +67,12 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                             "weight tensor should be defined either for all %lld classes or no classes but got weight "
                             "tensor of shape: %s",
                             (long long)p->C, wshape);
+            return false;
+        }
+        if (in->ndim == 1 && tg->ndim == 1 && smoothing > 0) {
+            /* label smoothing's smooth_loss (shape []) meets the [1] mask (torch 2.15; composite code, every device) */
+            lf_result_error(r, "broadcast", "RuntimeError",
+                            "output with shape [] doesn't match the broadcast shape [1]");
             return false;
         }
         p->kernel_id = p->one_d                      ? LF_K_NLL_REDUCE_1D
@@ -170,17 +182,19 @@ static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
                         "Target size (torch.Size(%s)) must be the same as input size (torch.Size(%s))", tshape, ishape);
         return false;
     }
-    if (!is_float(tg)) {
-        lf_result_error(r, "bce_target_dtype", "RuntimeError",
-                        "result type %s can't be cast to the desired output type %s", lf_torch_type_name(in->dtype),
-                        lf_torch_type_name(tg->dtype));
-        return false;
-    }
     lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
+    /* Loss.cpp's order (2.15): log_sigmoid(input).mul_(log_weight) broadcasts pos_weight in place, then
+     * (1 - target).mul_(input) casts into the target's dtype, then loss.mul_(weight) */
     const lf_tensor *extra[2] = {&c->pos_weight, &c->weight};
     int64_t *strides[2] = {p->pw_stride, p->w_stride};
     for (int k = 0; k < 2; k++) {
+        if (k == 1 && !is_float(tg)) {
+            lf_result_error(r, "bce_target_dtype", "RuntimeError",
+                            "result type %s can't be cast to the desired output type %s", lf_torch_type_name(in->dtype),
+                            lf_torch_type_name(tg->dtype));
+            return false;
+        }
         if (!extra[k]->present || lf_broadcast_strides(extra[k], in, strides[k])) continue;
         char eshape[128];
         lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);

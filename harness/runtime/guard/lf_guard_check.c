@@ -77,6 +77,9 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     if (in->ndim >= 2 && tg->ndim == 0 && in->shape[0] != 0)
         return reject(r, "batch_size_mismatch", NULL, "class-index targets have shape [N]",
                       "input has batch size %lld but the target is 0-D", (long long)in->shape[0]);
+    /* an empty batch passes nll_loss_nd; nll_loss's meta function reads the target's dtype first */
+    if (in->ndim == 2 && tg->ndim == 0 && tg->dtype != LF_I64 && tg->dtype != LF_U8)
+        return reject_target_dtype(c, needs_data, r);
     if (in->ndim >= 2 && tg->ndim == 0) return reject_target_rank(c, want_ndim, r);
     if (in->ndim >= 2 && tg->shape[0] != in->shape[0])
         return reject(r, "batch_size_mismatch", NULL, NULL, "input has batch size %lld but target has %lld",
@@ -109,6 +112,10 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                       "input of shape %s has no elements but the target has %lld", is, (long long)tg->numel);
     }
     if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
+    if (in->ndim == 1 && tg->ndim == 1 && c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0)
+        return reject(r, "broadcast", NULL, "give a 1-D input a 0-D target: target.squeeze(0)",
+                      "label smoothing of a 1-D input needs a 0-D target; a [1] target does not broadcast to its "
+                      "[] loss");
     if (w->present && w->dtype != in->dtype && !unchecked)
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)",
                       "weight dtype %s differs from input dtype %s", lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
@@ -163,15 +170,15 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
                               : NULL,
                       "target of shape %s must have the input's shape %s", ts, is);
     }
-    if (!lf_dtype_is_float(tg->dtype))
-        return reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
-                      "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
     lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
-    /* pos_weight first: PyTorch applies it before the weight */
+    /* pos_weight, the target's dtype, then the weight: the order PyTorch 2.15 applies them in */
     if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
         return reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",
                       "pos_weight does not broadcast to the input's shape %s", is);
+    if (!lf_dtype_is_float(tg->dtype))
+        return reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
+                      "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
     if (c->weight.present && !lf_broadcast_strides(&c->weight, in, p->w_stride))
         return reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
     p->out_dtype = tg->dtype;

@@ -119,7 +119,10 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
                                       lf_dtype_name(g->tol_dtype)));
     }
     if (v->kernel_skip[0]) json_object_set_new(o, "kernel_skipped", json_string(v->kernel_skip));
-    if (v->torch_known[0]) json_object_set_new(o, "torch_known_difference", json_string(v->torch_known));
+    if (v->torch_known) {
+        json_object_set_new(o, "torch_known_difference", json_string(v->torch_known->what));
+        json_object_set_new(o, "torch_known_id", json_string(v->torch_known->id));
+    }
     json_object_set_new(o, "verdict", json_string(v->finding ? "finding" : "pass"));
     if (v->guarded_silent) json_object_set_new(o, "guarded_silent", json_string(v->spec.silent));
     json_object_set_new(o, "finding", v->finding ? json_string(v->finding_class) : json_null());
@@ -206,7 +209,9 @@ void lf_report_text(FILE *out, const char *file, const lf_case *c, const lf_verd
     if (v->has_kernel) grad_line(out, c, &v->kernel);
     if (v->kernel_skip[0])
         fprintf(out, "  %-10s skipped        it does not claim the case's %s\n", "kernel", v->kernel_skip);
-    if (v->torch_known[0]) fprintf(out, "  %-10s known          %s\n", "", v->torch_known);
+    if (v->torch_known)
+        fprintf(out, "  %-10s known          %s (%s; %s)\n", "", v->torch_known->what, v->torch_known->id,
+                v->torch_known->source);
     if (v->finding)
         fprintf(out, "  %-10s FINDING        %s: %s\n", "verdict", v->finding_class, v->detail);
     else if (v->accepted[0])
