@@ -12,7 +12,8 @@
 # `pip install .` into a fresh environment serves the Python API and a pytest
 # project using the plugin (ci/pip-test.sh);
 # the buggy example kernels (examples/kernels: C, Python) are found by
-# campaigns, and the correct ones give no finding.
+# campaigns, and the correct ones give no finding; a released kernel (Liger-Kernel)
+# gives its classified bugs and nothing else.
 # Hard-assert campaigns run through the executor's workers on the simulation.
 # Python runs under .venv (today's torch, ci/setup.sh); the version-dependent tests again under Debian's 1.13.
 set -eu
@@ -131,6 +132,25 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
     total=$((total + 4))
 else
     stage "Python kernels under test: skipped, no python3 with torch"
+fi
+# A released kernel nobody here wrote: Liger-Kernel 0.8.5 (.venv, ci/setup.sh). Its bugs show in plain torch, and a
+# fixed-seed campaign reports each required one, one entry each, and nothing unclassified (docs/released-kernels.md).
+if .venv/bin/python3 -c "import liger_kernel" 2>/dev/null; then
+    stage "a released kernel: Liger-Kernel 0.8.5's cross-entropy, its classified bugs and nothing else"
+    rel=examples/kernels/released
+    said=$(.venv/bin/python3 $rel/liger_bugs.py) ||
+        { echo "$said"; echo "ci: a classified Liger bug no longer shows in plain torch"; exit 1; }
+    echo "$said" | tail -1
+    out=$(mktemp -d)
+    rc=0 # 1: findings, as it must
+    build/lossfuzz fuzz --seconds 60 --seed 1 --kernel py:$rel/liger_cross_entropy.py:cross_entropy --out "$out" \
+        >"$out/campaign.log" 2>&1 || rc=$?
+    [ "$rc" = 1 ] || { tail -5 "$out/campaign.log"; echo "ci: the Liger campaign exited $rc"; exit 1; }
+    python3 ci/report-known.py "$out/report.json" $rel/liger_cross_entropy.bugs.json ||
+        { echo "ci: the Liger campaign's report is not its classified bugs, one entry each"; exit 1; }
+    total=$((total + 2))
+else
+    stage "a released kernel: skipped, no liger_kernel in .venv (ci/setup.sh)"
 fi
 stage "campaigns keep what they report"
 ci/campaign-test.sh

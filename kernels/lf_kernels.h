@@ -137,10 +137,14 @@ typedef struct {
     const double *logit_extra;
 } lf_problem;
 
-/* Label smoothing masks its term and counts its mean's rows by the int64
- * label (cross_entropy_loss_label_smoothing: target == ignore_index), not by
- * the label nll_loss2d_forward_kernel read narrowed. */
-LF_HOST_DEVICE int lf_smooth_kept(int64_t raw, int64_t ignore_index) { return raw != ignore_index; }
+/* Label smoothing masks its term and counts its mean's rows by the label as
+ * stored (cross_entropy_loss_label_smoothing: target == ignore_index, compared
+ * in the target's dtype, so a uint8 target meets ignore_index cast to uint8:
+ * -100 as 156), not by the label nll_loss2d_forward_kernel read narrowed. */
+LF_HOST_DEVICE int lf_smooth_kept(int64_t raw, int64_t ignore_index, int tgt_dtype)
+{
+    return raw != (tgt_dtype == LF_U8 ? (int64_t)(uint8_t)ignore_index : ignore_index);
+}
 
 /* Whether label smoothing's mean gathers the class weights by those labels
  * (weight.gather(0, kept labels), LF_K_GATHER): a kept int64 label outside

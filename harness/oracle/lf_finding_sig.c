@@ -66,7 +66,7 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
                                                : "mean");
     if ((want & T_OPTIONS) && c->weight.present) add(out, len, at, "weight");
     if ((want & T_OPTIONS) && c->pos_weight.present) add(out, len, at, "pos_weight");
-    if ((want & T_OPTIONS) && c->label_smoothing > 0) add(out, len, at, "smoothing");
+    if ((want & T_OPTIONS) && lf_case_has_smoothing(c)) add(out, len, at, "smoothing");
     if ((want & T_OPTIONS) && lf_case_any_ignored(c)) add(out, len, at, "ignored");
     if (want & T_LLM) {
         char w[16];

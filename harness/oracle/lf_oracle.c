@@ -309,13 +309,14 @@ static double *upstream_for(const lf_case *c, const lf_backend *be, bool own_pat
     return up;
 }
 
-/* The spec's gradients, where a path gave one to judge. */
+/* The spec's gradients, where a path gave one to judge (or failed to). */
 static void spec_gradients(const lf_case *c, lf_verdict *v, const double *upstream)
 {
     const lf_result *paths[] = {&v->reference, &v->guard, &v->kernel};
     bool any = false;
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-        for (int p = 0; p < LF_GRAD_PARTS; p++) any |= paths[i]->grad[p].state == LF_GRAD_OK;
+        for (int p = 0; p < LF_GRAD_PARTS; p++) /* (a failed backward too: PyTorch's may fail as well) */
+            any |= paths[i]->grad[p].state == LF_GRAD_OK || paths[i]->grad[p].state == LF_GRAD_ERROR;
     if (upstream && any) lf_spec_grad(c, upstream, v->spec_grad);
 }
 

@@ -143,17 +143,6 @@ RULE(nll2d_grad_contiguous)
            strstr(t->grad[LF_GRAD_INPUT].message, "grad_input must be contiguous");
 }
 
-RULE(u8_ignore_index_wrapped)
-{
-    (void)s, (void)t;
-    if (!lf_loss_has_classes(c->loss) || c->target.dtype != LF_U8 || !(c->label_smoothing > 0) ||
-        (c->ignore_index >= 0 && c->ignore_index <= 255))
-        return false;
-    for (int64_t i = 0; i < c->target.numel; i++)
-        if (lf_load_i64(c->target.data, c->target.dtype, i) == (uint8_t)c->ignore_index) return true;
-    return false;
-}
-
 typedef bool (*known_rule)(const lf_case *c, const lf_result *s, const lf_result *t);
 static const struct {
     lf_known_difference entry;

@@ -211,6 +211,18 @@ bool lf_case_any_ignored(const lf_case *c)
     return false;
 }
 
+bool lf_case_has_smoothing(const lf_case *c) { return c->has_label_smoothing && c->label_smoothing != 0; }
+
+int64_t lf_case_first_wrapped_ignore(const lf_case *c)
+{
+    if (!lf_loss_of(c->loss)->log_softmax || !(c->label_smoothing > 0) || c->target.dtype != LF_U8 ||
+        (c->ignore_index >= 0 && c->ignore_index <= 255))
+        return -1;
+    for (int64_t i = 0; i < c->target.numel; i++)
+        if (lf_load_i64(c->target.data, c->target.dtype, i) == (uint8_t)c->ignore_index) return i;
+    return -1;
+}
+
 int64_t lf_case_classes(const lf_case *c)
 {
     if (lf_loss_of(c->loss)->fused_linear) return c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;

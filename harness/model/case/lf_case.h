@@ -188,6 +188,13 @@ int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
 int64_t lf_case_classes(const lf_case *c);
 /* Whether a class-index target holds the case's ignore_index somewhere. */
 bool lf_case_any_ignored(const lf_case *c);
+/* Whether the case asks for label smoothing: any value but 0, NaN and negative ones too (PyTorch takes them
+ * as none; a kernel may not), a trait of signatures and causes. */
+bool lf_case_has_smoothing(const lf_case *c);
+/* The first target that label smoothing's mask drops while nll_loss keeps it: a uint8 label equal to an
+ * ignore_index outside [0, 255] cast to uint8 (-100 as 156, 2^31 as 0; PyTorch's target == ignore_index
+ * compares in the target's dtype), or -1. PyTorch's answer then is not the loss asked for (silently). */
+int64_t lf_case_first_wrapped_ignore(const lf_case *c);
 /* The classes rank r holds of V under the case's split: [*first, *first + return). */
 int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first);
 

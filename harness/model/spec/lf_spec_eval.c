@@ -75,7 +75,7 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
         if (isinf(lp[label]) && isfinite(lf_load_f64(c->input.data, c->input.dtype, base + label * p->S)))
             t.undecided = true;
     }
-    if (!(p->label_smoothing > 0 && lf_smooth_kept(raw, c->ignore_index))) return t;
+    if (!(p->label_smoothing > 0 && lf_smooth_kept(raw, c->ignore_index, c->target.dtype))) return t;
     /* (a raw label past the weight asserts in the gather first: lf_spec_gather_assert) */
     t.smooth_w = !c->weight.present ? 1 : raw >= 0 && raw < p->C ? lf_spec_weight(c, raw) : 0;
     /* -(input * weight).sum(class_dim): each product, then the row sum, stored in the input dtype */
@@ -269,6 +269,12 @@ void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r)
             r->value = raw;
             return;
         }
+    }
+    int64_t at = lf_case_first_wrapped_ignore(c); /* smoothing's mask drops a label nll_loss keeps */
+    if (at >= 0 && p->label_smoothing > 0) {
+        snprintf(r->silent, sizeof r->silent, "ignore_index_wrapped");
+        r->index = at;
+        r->value = lf_load_i64(c->target.data, c->target.dtype, at);
     }
 }
 

@@ -149,7 +149,8 @@ static double smooth_weight_sum(const lf_case *c, const lf_problem *p, int64_t r
     double d = 0;
     for (int64_t i = 0; i < rows; i++) {
         int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
-        if (lf_smooth_kept(raw, c->ignore_index)) d += raw >= 0 && raw < p->C ? lf_spec_weight(c, raw) : 0;
+        if (lf_smooth_kept(raw, c->ignore_index, c->target.dtype))
+            d += raw >= 0 && raw < p->C ? lf_spec_weight(c, raw) : 0;
     }
     return d;
 }
@@ -234,4 +235,8 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
                   mean && (fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) || past_range(&x, d_mag)));
     }
     free(lp);
+    /* PyTorch's gradient of a label smoothing that dropped a label silently (lf_case_first_wrapped_ignore): the
+     * guard rejects the call, and no gradient of it is judged */
+    for (int64_t i = 0; p.targets == LF_CLASS_TARGETS && lf_case_first_wrapped_ignore(c) >= 0 && i < g->n; i++)
+        g->scales[i] = LF_SCALE_UNDECIDED;
 }

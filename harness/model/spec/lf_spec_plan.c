@@ -262,7 +262,7 @@ int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
     int64_t rows = p->one_d ? 1 : p->N * p->S;
     for (int64_t i = 0; i < rows; i++) {
         int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
-        if (lf_smooth_kept(raw, c->ignore_index) && !(raw >= 0 && raw < p->C)) return i;
+        if (lf_smooth_kept(raw, c->ignore_index, c->target.dtype) && !(raw >= 0 && raw < p->C)) return i;
     }
     return -1;
 }

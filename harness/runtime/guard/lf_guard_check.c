@@ -185,7 +185,7 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     return true;
 }
 
-bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r)
+static bool smoothing_weight_checks(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
     if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0 && w->present)) return true;
@@ -212,6 +212,22 @@ bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_resul
                   "label smoothing with class weights and reduction='mean' gathers the weights by "
                   "target, which needs int64 targets; got %s",
                   lf_dtype_name(c->target.dtype));
+}
+
+bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r)
+{
+    if (!smoothing_weight_checks(c, p, r)) return false;
+    int64_t at = p->label_smoothing > 0 ? lf_case_first_wrapped_ignore(c) : -1;
+    if (at < 0) return true;
+    reject(r, "ignore_index_wrapped", "wrapped_ignore_index",
+           "pass an ignore_index in [0, 255] with uint8 targets, or use target.long()",
+           "target[%lld] = %lld: label smoothing compares a uint8 target with ignore_index = %lld cast to uint8 (%d), "
+           "so PyTorch drops this label's smoothing term while nll_loss keeps it: a wrong loss without an error",
+           (long long)at, (long long)lf_load_i64(c->target.data, c->target.dtype, at), (long long)c->ignore_index,
+           (int)(uint8_t)c->ignore_index);
+    r->index = at;
+    r->value = lf_load_i64(c->target.data, c->target.dtype, at);
+    return false;
 }
 
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)

@@ -62,7 +62,7 @@ static bool no_pos_weight(lf_case *x)
     lf_tensor_free(&x->pos_weight);
     return true;
 }
-static bool has_smoothing(const lf_case *c) { return c->label_smoothing > 0; }
+static bool has_smoothing(const lf_case *c) { return lf_case_has_smoothing(c); }
 static bool no_smoothing(lf_case *x)
 {
     x->label_smoothing = 0;
