@@ -117,6 +117,7 @@ typedef struct {
     int64_t ignore_index;
     double label_smoothing; /* 0 when the path has none */
     int in_dtype, tgt_dtype, w_dtype, pw_dtype, out_dtype;
+    int lw_dtype; /* BCE's log_weight, (pos_weight - 1).mul(target): their result type (lf_problem_init) */
     int has_weight, has_pos_weight;
     int kernel_id;        /* lf_kernel_id an out-of-range target asserts in */
     int margin_p;         /* multi_margin_loss: its p (1 or 2); 0 for every other loss */

@@ -219,7 +219,8 @@ int64_t lf_case_first_wrapped_ignore(const lf_case *c)
         (c->ignore_index >= 0 && c->ignore_index <= 255))
         return -1;
     for (int64_t i = 0; i < c->target.numel; i++)
-        if (lf_load_i64(c->target.data, c->target.dtype, i) == (uint8_t)c->ignore_index) return i;
+        if (!lf_smooth_kept(lf_load_i64(c->target.data, c->target.dtype, i), c->ignore_index, c->target.dtype))
+            return i;
     return -1;
 }
 

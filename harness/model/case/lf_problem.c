@@ -36,6 +36,12 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int targets)
     p->w_dtype = c->weight.present ? c->weight.dtype : LF_F32;
     p->has_pos_weight = c->pos_weight.present;
     p->pw_dtype = c->pos_weight.present ? c->pos_weight.dtype : LF_F32;
+    /* torch's result_type: a 0-d pos_weight does not raise a float target with dims of its own (float32 1e30
+     * times a float16 target is float16: inf, and NaN for a target of 0; torch 2.15 on the CPU, composite code) */
+    bool zero_d = c->pos_weight.ndim == 0 && c->target.ndim > 0 && lf_dtype_is_float(c->target.dtype);
+    p->lw_dtype = !c->pos_weight.present ? LF_F32
+                  : zero_d               ? c->target.dtype
+                                         : lf_dtype_promote(c->pos_weight.dtype, c->target.dtype);
     p->N = p->C = p->S = 1;
     lf_problem_views(c, p);
 }

@@ -1,6 +1,8 @@
 /* lf_shape.c - shape formatting, comparison and broadcasting. */
 #include "lf_shape.h"
 
+#include "lf_kernels.h" /* lf_smooth_kept */
+
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +51,7 @@ bool lf_broadcast_strides(const lf_tensor *t, const lf_tensor *to, int64_t *stri
 bool lf_any_target_kept(const lf_case *c)
 {
     for (int64_t i = 0; i < c->target.numel; i++)
-        if (lf_load_i64(c->target.data, c->target.dtype, i) != c->ignore_index) return true;
+        if (lf_smooth_kept(lf_load_i64(c->target.data, c->target.dtype, i), c->ignore_index, c->target.dtype))
+            return true;
     return false;
 }

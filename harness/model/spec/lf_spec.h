@@ -50,6 +50,8 @@ void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r);
 /* The whole spec: plan, asserts, then values. */
 void lf_spec_run(const lf_case *c, lf_result *r);
 
+/* BCE's log_weight = (pos_weight - 1).mul(target).add_(1), each op stored in its dtype (Loss.cpp). */
+double lf_spec_bce_log_weight(const lf_case *c, const lf_problem *p, double pw, double y);
 /* The log-probabilities of the row at `base` (classes S apart) into lp, as
  * at::log_softmax returns them (nll_loss: the input as it is). Returns what
  * the magnitude of lp[k]'s terms exceeds |lp[k]| by (its rounding error's scale). */

@@ -126,6 +126,8 @@ static void bce_element(const grad_ctx *x, int64_t i, double up)
      * or inf - inf by PyTorch's order */
     bool undecided =
         !isfinite(w) || !isfinite(pw) || past_range(x, fabs(t) + fabs(y)) || past_range(x, fabs(up * w) * mag);
+    /* a log_weight past its dtype's range (inf, or inf * 0: NaN) in PyTorch's chain, not in the exact one */
+    if (p->has_pos_weight && !isfinite(lf_spec_bce_log_weight(c, p, pw, y))) undecided = true;
     put(x->g, i, d * up * w, undecided ? LF_SCALE_UNDECIDED : fabs(up * w) * mag);
 }
 
@@ -160,6 +162,14 @@ void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[L
     lf_spec_grad_logits(c, NULL, upstream, &g[LF_GRAD_INPUT]);
 }
 
+/* PyTorch's gradient of a label smoothing that dropped a label silently (lf_case_first_wrapped_ignore): the
+ * guard rejects the call, and no gradient of it is judged. */
+static void wrapped_undecided(const lf_case *c, const lf_problem *p, lf_result *g)
+{
+    bool wrapped = p->targets == LF_CLASS_TARGETS && g->kind == LF_OUTCOME_OK && lf_case_first_wrapped_ignore(c) >= 0;
+    for (int64_t i = 0; wrapped && i < g->n; i++) g->scales[i] = LF_SCALE_UNDECIDED;
+}
+
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g)
 {
     lf_problem p;
@@ -168,6 +178,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     p.logit_extra = logit_extra;
     if (lf_case_beyond_pytorch(c)) {
         lf_spec_llm_grad(c, &p, upstream, g);
+        wrapped_undecided(c, &p, g);
         return;
     }
     if (p.targets == LF_CLASS_TARGETS && c->input.ndim == 1 && c->target.ndim == 1 && p.C != 1) {
@@ -235,8 +246,5 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
                   mean && (fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) || past_range(&x, d_mag)));
     }
     free(lp);
-    /* PyTorch's gradient of a label smoothing that dropped a label silently (lf_case_first_wrapped_ignore): the
-     * guard rejects the call, and no gradient of it is judged */
-    for (int64_t i = 0; p.targets == LF_CLASS_TARGETS && lf_case_first_wrapped_ignore(c) >= 0 && i < g->n; i++)
-        g->scales[i] = LF_SCALE_UNDECIDED;
+    wrapped_undecided(c, &p, g);
 }

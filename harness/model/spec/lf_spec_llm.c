@@ -84,7 +84,8 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
     t.undecided = t.nonfinite;
     double extra = lp_extra(x, i, t.lse), eps = p->label_smoothing;
     if (p->targets == LF_CLASS_TARGETS) {
-        int64_t label = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
+        int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
+        int64_t label = lf_label_read(p->kernel_id, c->target.dtype, raw);
         if (label == c->ignore_index) { /* r = 0: neither counted nor differentiated, whatever its logits */
             t.undecided = false;
             return t;
@@ -93,7 +94,9 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
         t.ce = (1 - eps) * t.w_t * (t.lse - x->y[label]);
         t.mag = (1 - eps) * fabs(t.w_t) * (fabs(x->y[label]) + extra);
         double smooth_terms = 0; /* the smoothing sum before eps / C, in the dtype it is summed in */
-        for (int64_t k = 0; eps > 0 && k < p->C; k++) {
+        /* F.cross_entropy's row drops its smoothing term where its uint8 mask wraps ignore_index (lf_smooth_kept) */
+        bool smoothed = eps > 0 && lf_smooth_kept(raw, c->ignore_index, c->target.dtype);
+        for (int64_t k = 0; smoothed && k < p->C; k++) {
             t.ce += eps / (double)p->C * lf_spec_weight(c, k) * (t.lse - x->y[k]);
             t.mag += eps / (double)p->C * fabs(lf_spec_weight(c, k)) * (fabs(x->y[k]) + extra);
             smooth_terms += fabs(lf_spec_weight(c, k) * (t.lse - x->y[k]));

@@ -69,12 +69,6 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
                             (long long)p->C, wshape);
             return false;
         }
-        if (in->ndim == 1 && tg->ndim == 1 && smoothing > 0) {
-            /* label smoothing's smooth_loss (shape []) meets the [1] mask (torch 2.15; composite code, every device) */
-            lf_result_error(r, "broadcast", "RuntimeError",
-                            "output with shape [] doesn't match the broadcast shape [1]");
-            return false;
-        }
         p->kernel_id = p->one_d                      ? LF_K_NLL_REDUCE_1D
                        : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE
                                                      : LF_K_NLL_REDUCE_2D;
@@ -270,14 +264,14 @@ int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0 && w->present)) return false;
+    if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0)) return false;
     /* The smoothing term views the weight as [1, .., weight.size(0), .., 1]:
      * nll_loss counted its elements only, this needs them along dim 0. */
-    if (w->ndim == 0) {
+    if (w->present && w->ndim == 0) {
         lf_result_error(r, "weight_shape", "IndexError", "Dimension specified as 0 but tensor has no dimensions");
         return true;
     }
-    if (w->shape[0] != w->numel) {
+    if (w->present && w->shape[0] != w->numel) {
         int64_t view[LF_MAX_DIMS];
         char vs[128];
         for (int d = 0; d < c->input.ndim; d++) view[d] = 1;
@@ -287,9 +281,15 @@ bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r
                         (long long)w->numel);
         return true;
     }
+    /* The smoothing term of a 1-D input (shape []) masked in place by a [1] target's mask (torch 2.15; composite
+     * code, every device) */
+    if (c->input.ndim == 1 && c->target.ndim == 1) {
+        lf_result_error(r, "broadcast", "RuntimeError", "output with shape [] doesn't match the broadcast shape [1]");
+        return true;
+    }
     /* Mean divides by weight.gather(0, the targets not ignored), which checks
      * its index only when there is one: int64, and of the weight's dims. */
-    if (p->reduction != LF_RED_MEAN || !lf_any_target_kept(c)) return false;
+    if (!w->present || p->reduction != LF_RED_MEAN || !lf_any_target_kept(c)) return false;
     if (w->ndim >= 2) {
         lf_result_error(r, "weight_shape", "RuntimeError",
                         "Index tensor must have the same number of dimensions as input tensor");

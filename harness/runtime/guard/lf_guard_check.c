@@ -112,10 +112,6 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
                       "input of shape %s has no elements but the target has %lld", is, (long long)tg->numel);
     }
     if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
-    if (in->ndim == 1 && tg->ndim == 1 && c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0)
-        return reject(r, "broadcast", NULL, "give a 1-D input a 0-D target: target.squeeze(0)",
-                      "label smoothing of a 1-D input needs a 0-D target; a [1] target does not broadcast to its "
-                      "[] loss");
     if (w->present && w->dtype != in->dtype && !unchecked)
         return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)",
                       "weight dtype %s differs from input dtype %s", lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
@@ -188,8 +184,8 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
 static bool smoothing_weight_checks(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0 && w->present)) return true;
-    if (w->ndim == 0 || w->shape[0] != w->numel) {
+    if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0)) return true;
+    if (w->present && (w->ndim == 0 || w->shape[0] != w->numel)) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
         return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
@@ -197,8 +193,13 @@ static bool smoothing_weight_checks(const lf_case *c, const lf_problem *p, lf_re
                       "along its first dim; got shape %s",
                       (long long)w->numel, ws);
     }
+    /* the smoothing term of a 1-D input (shape []) masked in place by a [1] target's mask: after nll_loss */
+    if (c->input.ndim == 1 && c->target.ndim == 1)
+        return reject(r, "broadcast", NULL, "give a 1-D input a 0-D target: target.squeeze(0)",
+                      "label smoothing of a 1-D input needs a 0-D target; a [1] target does not broadcast to its "
+                      "[] loss");
     /* gather checks its index only when some target is kept */
-    if (c->reduction != LF_REDUCTION_MEAN || !lf_any_target_kept(c)) return true;
+    if (!w->present || c->reduction != LF_REDUCTION_MEAN || !lf_any_target_kept(c)) return true;
     if (w->ndim >= 2) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
