@@ -112,8 +112,11 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
         /* an infinite target or weight times an lp the dtype may round to 0,
          * or lp * target past the dtype's range (then times a weight of 0): inf or NaN */
         double lp_t = fabs(lp[k] * tk), max = lf_dtype_max(p->out_dtype);
-        /* input * target is formed in the input dtype: its inf there (then inf - inf) is PyTorch's, not the loss's */
+        /* input * target is formed in the input dtype, and an integer weight is cast to the result's: their inf
+         * there (then inf - inf, or 0 * inf) is PyTorch's, not the loss's */
         if (isfinite(lp_t) && lp_t > lf_dtype_max(c->input.dtype)) t.undecided = true;
+        double wk = lf_spec_weight(c, k);
+        if (isfinite(wk) && fabs(wk) > lf_dtype_max(p->out_dtype)) t.undecided = true;
         if ((isinf(tk * lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) ||
             (isfinite(lp_t) && lp_t > max) || (isfinite(term) && fabs(term) > max))
             t.undecided = true;

@@ -102,7 +102,7 @@ static bool find_program(const char *name, char *out, size_t outlen)
 }
 
 /* A Python worker under the first interpreter that has torch:
- * $LOSSFUZZ_PYTHON, else the project's .venv (ci/setup.sh: Debian's torch and
+ * $LOSSFUZZ_PYTHON, else the project's .venv (ci/setup.sh: torch 2.15 and its
  * triton), else the python3 beside the lossfuzz executable (the virtual
  * environment pip installed it into), else python3 on $PATH, else
  * /usr/bin/python3. It serves PyTorch itself, or with kernel
