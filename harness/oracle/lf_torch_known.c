@@ -128,14 +128,25 @@ RULE(one_d_target_1_13)
 }
 RULE(margin_weight_size_1_13)
 {
-    return c->loss == LF_LOSS_MULTI_MARGIN && host_error(s, "weight_shape") && t->kind == LF_OUTCOME_OK;
+    /* it goes on to what comes next: a result, the label's range, the target's dtype */
+    return c->loss == LF_LOSS_MULTI_MARGIN && host_error(s, "weight_shape") && !host_error(t, "weight_shape");
 }
 RULE(bf16_spatial_log_softmax)
 {
     return ok_both(s, t) && c->input.dtype == LF_BF16 && c->input.ndim >= 3 &&
            (non_finite_where_finite(s, t) || any_non_finite(t->grad[LF_GRAD_INPUT].values, t->grad[LF_GRAD_INPUT].n));
 }
-RULE(bce_nan_past_range) { return ok_both(s, t) && !lf_loss_has_classes(c->loss) && nan_where_number(s, t); }
+/* t differs from the spec where either is not finite: the dtype's range decides there, by the chain's order */
+static bool differs_past_range(const lf_result *s, const lf_result *t)
+{
+    for (int64_t i = 0; i < t->n && i < s->n; i++)
+        if ((!isfinite(s->values[i]) || !isfinite(t->values[i])) && s->values[i] != t->values[i]) return true;
+    return false;
+}
+RULE(bce_nan_past_range)
+{
+    return ok_both(s, t) && !lf_loss_has_classes(c->loss) && (nan_where_number(s, t) || differs_past_range(s, t));
+}
 RULE(nll2d_grad_contiguous)
 {
     (void)s;
