@@ -93,13 +93,15 @@ static void prob_row(const grad_ctx *x, int64_t base, double up, double extra)
 {
     const lf_problem *p = x->p;
     double wt_sum = 0, wt_mag = 0;
+    bool weight_past = false; /* an (integer) weight cast to the dtype is inf there: inf * 0 */
     for (int64_t k = 0; k < p->C; k++) {
-        double tk = lf_spec_prob_target(x->c, p, base, k);
-        wt_sum += lf_spec_weight(x->c, k) * tk;
-        wt_mag += fabs(lf_spec_weight(x->c, k) * tk);
+        double tk = lf_spec_prob_target(x->c, p, base, k), wk = lf_spec_weight(x->c, k);
+        wt_sum += wk * tk;
+        wt_mag += fabs(wk * tk);
+        weight_past |= isfinite(wk) && past_range(x, fabs(wk));
     }
     /* an infinite target or weight: inf - inf or inf * 0 by the order PyTorch multiplies in */
-    bool undecided = !isfinite(wt_mag) || past_range(x, fabs(up) * wt_mag);
+    bool undecided = !isfinite(wt_mag) || past_range(x, fabs(up) * wt_mag) || weight_past;
     for (int64_t k = 0; k < p->C; k++) {
         double tk = lf_spec_prob_target(x->c, p, base, k);
         double wk = lf_spec_weight(x->c, k), pk = exp(x->lp[k]);
