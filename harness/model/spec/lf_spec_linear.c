@@ -176,7 +176,10 @@ void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[L
     const lf_tensor *h = &c->input, *w = &c->linear_weight, *b = &c->linear_bias;
     int64_t N = L.N, H = L.H, V = L.V;
     if (dl.kind != LF_OUTCOME_OK) {
-        g[LF_GRAD_INPUT] = dl; /* the spec's error, as it is */
+        /* the spec's error, as it is, for every part (PyTorch's backward fails for all: 1-D logits, a [1] target) */
+        for (int p = LF_GRAD_INPUT + 1; dl.kind == LF_OUTCOME_HOST_ERROR && p < LF_GRAD_PARTS; p++)
+            lf_result_error(&g[p], dl.error, dl.exception, "%s", dl.message);
+        g[LF_GRAD_INPUT] = dl;
         free_logits(&L);
         return;
     }
