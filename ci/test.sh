@@ -80,7 +80,7 @@ ci/fuzz.sh fuzz_class 20 --fast --asserts hard --mutant off_by_one --out "$(mkte
 total=$((total + 3))
 stage "kernels under test: the buggy example is found, minimized and kept"
 out=$(mktemp -d)
-ci/fuzz.sh fuzz_class 30 --kernel build/examples/kernels/ce_buggy.so --out "$out" 2>&1 | tail -1 |
+ci/fuzz.sh fuzz_class 30 --first --kernel build/examples/kernels/ce_buggy.so --out "$out" 2>&1 | tail -1 |
     grep -Eq 'findings: [1-9].*(kernel-silent|oob-read)' || { echo "ci: the buggy example kernel was not found"; exit 1; }
 # Its repro keeps failing on the buggy kernel and passes on the guarded one.
 set -- "$out"/*.json
@@ -97,7 +97,7 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
     ci/bench-kernels.sh --corpus empty --runs 3 --cap 60 --check --no-rates
     stage "... the correct ones give no finding; a repro keeps failing on its kernel"
     out=$(mktemp -d) py=examples/kernels/ce_python.py
-    ci/fuzz.sh fuzz_class 30 --kernel "py:$py:rows_buggy" --out "$out" 2>&1 | tail -1 |
+    ci/fuzz.sh fuzz_class 30 --first --kernel "py:$py:rows_buggy" --out "$out" 2>&1 | tail -1 |
         grep -q 'findings: [1-9].*value-mismatch/kernel' || { echo "ci: the buggy Python kernel was not found"; exit 1; }
     set -- "$out"/*.json
     build/lossfuzz check --kernel "py:$py:rows_buggy" "$@" >/dev/null &&

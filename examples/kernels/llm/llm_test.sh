@@ -49,16 +49,19 @@ found() {
     done
 }
 
+# The sanitized build asks for the short part (LLM_TEST_PYTHON=short): the spec, the ranks and the files, which
+# are lossfuzz's C side; the kernels' Python side, which ASan does not watch, is the plain build's to test in full.
+full=${LLM_TEST_PYTHON:-full}
 expect 0 "findings: 0" "$lossfuzz" fuzz --target fuzz_llm --torch --seconds "$seconds" --out "$work/torch"
-clean "$triton" 0
-found "$triton_buggy" 0
+[ "$full" != full ] || clean "$triton" 0
+[ "$full" != full ] || found "$triton_buggy" 0
 clean "$vp" 2
-found "$vp_buggy" 2
+[ "$full" != full ] || found "$vp_buggy" 2
 # A vocabulary-parallel LM head: its weight's rows sharded, d hidden whole; without its all-reduce, found.
 expect 0 "1 passed, 0 failed" "$lossfuzz" check --world-size 2 \
     --kernel "py:$k/vocab_parallel_ce.py:vocab_parallel_linear_cross_entropy" $k/cases/linear_two_ranks.json
-expect 1 "grad-mismatch/kernel" "$lossfuzz" fuzz --target fuzz_linear --corpus "$empty" --first --seconds 60 \
-    --world-size 2 --kernel "py:$k/vocab_parallel_linear_ce_buggy.py:vocab_parallel_linear_cross_entropy" \
+[ "$full" != full ] || expect 1 "grad-mismatch/kernel" "$lossfuzz" fuzz --target fuzz_linear --corpus "$empty" --first \
+    --seconds 60 --world-size 2 --kernel "py:$k/vocab_parallel_linear_ce_buggy.py:vocab_parallel_linear_cross_entropy" \
     --out "$work/linear"
 # A rank that never joins a collective: the case's finding, then every rank anew.
 export LOSSFUZZ_RANK_TIMEOUT=3
@@ -79,6 +82,6 @@ loss_mask=np.array([1.0, 0.5, 1.0], dtype=np.float32)); np.savez('$work/typo.npz
 labels=np.array([0]), softcapp=np.array(2.0))"
 expect 0 "1 passed, 0 failed" "$lossfuzz" check --torch "$work/batch.npz"
 expect 2 "softcapp: unknown array; did you mean softcap?" "$lossfuzz" check "$work/typo.npz"
-expect 0 "its bugs are caught" "$py" $k/check_examples.py
+[ "$full" != full ] || expect 0 "its bugs are caught" "$py" $k/check_examples.py
 rm -rf "$work"
 finish
