@@ -14,7 +14,7 @@ trap 'rm -rf "$out"' EXIT
 passed=0 failed=0
 for engine in libfuzzer afl; do
     for run in 1 2; do
-        summary=$(ci/fuzz.sh fuzz_class 10 --engine "$engine" --fast --mutant off_by_one --out "$out" 2>&1 | tail -1)
+        summary=$(ci/fuzz.sh fuzz_class 5 --engine "$engine" --fast --mutant off_by_one --out "$out" 2>&1 | tail -1)
         paths=$(sed -n 's/.*minimized repros: //p' <<<"$summary")
         why=""
         [ -n "$paths" ] || why="no repro reported"
