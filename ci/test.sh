@@ -104,31 +104,57 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
         { echo "ci: the buggy Python kernel's repro passes on it"; exit 1; }
     build/lossfuzz check --kernel "py:$py:rows" "$@" >/dev/null ||
         { echo "ci: the buggy Python kernel's repro fails on the correct one"; exit 1; }
-    # The three-bug example: one campaign (lossfuzz fuzz, keeping going) reports all three, one entry each, 2 of 2 runs (kernel/examples runs a third).
-    for run in 1 2; do
+    # Campaigns two at a time (a lossfuzz process and its Python worker take about one core between them), each
+    # its own folder and log, said in order when both have ended.
+    two_at_a_time() { # FUNCTION ARG...: FUNCTION ARG for each ARG, two at once; fails when one does
+        fn=$1
+        shift
+        while [ $# -gt 0 ]; do
+            logs=$(mktemp -d)
+            "$fn" "$1" >"$logs/1" 2>&1 &
+            p1=$! p2=""
+            if [ $# -gt 1 ]; then "$fn" "$2" >"$logs/2" 2>&1 & p2=$!; fi
+            r1=0 r2=0
+            wait "$p1" || r1=$?
+            [ -z "$p2" ] || wait "$p2" || r2=$?
+            cat "$logs/1" "$logs/2" 2>/dev/null
+            [ "$r1" = 0 ] && [ "$r2" = 0 ] || exit 1
+            shift
+            [ $# -eq 0 ] || shift
+        done
+    }
+    # The three-bug example: one campaign (lossfuzz fuzz, keeping going) reports all three, one entry each, 2 of 2
+    # runs (kernel/examples runs a third).
+    three_bugs() { # SEED
         out=$(mktemp -d)
         rc=0 # 1: findings, as it must
-        build/lossfuzz fuzz --seconds 10 --seed "$run" --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
+        build/lossfuzz fuzz --seconds 10 --seed "$1" --kernel py:examples/kernels/ce_three_bugs.py:cross_entropy \
             --out "$out" >/dev/null 2>&1 || rc=$?
-        [ "$rc" = 1 ] || { echo "ci: the three-bug campaign, run $run, exited $rc"; exit 1; }
+        [ "$rc" = 1 ] || { echo "ci: the three-bug campaign, run $1, exited $rc"; return 1; }
         python3 ci/report-has.py "$out/report.json" 3 'value-mismatch/kernel\[[^]]*mean,ignored' \
             'shape-mismatch/kernel\[[^]]*none' 'grad-mismatch/kernel\[[^]]*none' ||
-            { echo "ci: run $run of the three-bug campaign is not its three bugs, one entry each"; exit 1; }
-        echo "three-bug campaign, run $run: all three found, one entry each (3 entries)"
-    done
+            { echo "ci: run $1 of the three-bug campaign is not its three bugs, one entry each"; return 1; }
+        echo "three-bug campaign, run $1: all three found, one entry each (3 entries)"
+    }
+    two_at_a_time three_bugs 1 2
+    # The correct kernels: 15 s of lossfuzz fuzz each, no finding.
+    correct_kernel() { # TARGET=KERNEL
+        out=$(mktemp -d)
+        if build/lossfuzz fuzz --seconds 15 --target "${1%%=*}" --kernel "${1#*=}" --out "$out" >"$out/log" 2>&1; then
+            echo "correct kernel ${1#*=}: $(tail -1 "$out/log")"
+        else
+            echo "ci: the correct kernel ${1#*=} gave a finding: $(tail -1 "$out/log")"
+            cat "$out/report.md" 2>/dev/null
+            return 1
+        fi
+    }
     lin=examples/kernels/ce_linear.py
     correct="fuzz_class=py:$py:rows fuzz_class=py:$py:fused fuzz_linear=py:$lin:composed fuzz_linear=py:$lin:chunked"
     correct="$correct fuzz_linear=build/examples/kernels/ce_linear.so"
     ! .venv/bin/python3 -c "import triton" 2>/dev/null ||
         correct="$correct fuzz_class=py:examples/kernels/ce_triton.py:cross_entropy"
-    for tk in $correct; do
-        summary=$(ci/fuzz.sh "${tk%%=*}" 15 --kernel "${tk#*=}" --out "$(mktemp -d)" 2>&1 | tail -1)
-        echo "$summary" | grep -q 'findings: 0' || {
-            echo "ci: the correct kernel ${tk#*=} gave a finding: $summary"
-            cat "$(echo "$summary" | sed -n 's/.*, report: \([^,]*\), .*/\1/p')" 2>/dev/null
-            exit 1
-        }
-    done
+    # shellcheck disable=SC2086
+    two_at_a_time correct_kernel $correct
     total=$((total + 4))
 else
     stage "Python kernels under test: skipped, no python3 with torch"
