@@ -242,7 +242,9 @@ class Worker:
         if reference is not None and used + reference.numel() <= cap:
             self.put_values(reference, values_at + 8 * used)
             answer["reference"] = {"n": reference.numel()}
-        if backward and backward.get("through_softmax") and not changed:
+        # (a change the kernel claims - its gradient written into its input - does not spare it the call on
+        # softmax's output: writing there breaks softmax's backward, a bug of its own)
+        if backward and backward.get("through_softmax") and (not changed or self.claims.get("grad_in_place")):
             broken = self.through_softmax(case, args, kwargs, upstream)
             if broken:
                 answer["through_softmax"] = broken

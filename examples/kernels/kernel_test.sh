@@ -186,8 +186,9 @@ if grep -q "^## Accepted by the kernel's claims" "$fz/report.md" && grep -q "gra
     fail "the claimed in-place gradient is not reported as accepted: $(cat "$fz/report.md")"; fi
 expect 0 "accepted       input-modified/kernel: grad_in_place" "$lossfuzz" check \
     --kernel py:examples/kernels/ce_in_place_claimed.py:cross_entropy examples/kernels/cases/upstream_none.json
-expect 1 "input-modified/kernel" "$lossfuzz" check --kernel py:examples/kernels/cases/in_place.py:cross_entropy \
-    examples/kernels/cases/upstream_none.json
+# ... and still called on softmax's output: a gradient written there breaks softmax's backward (Liger-Kernel #272)
+expect 1 "upstream-grad-mismatch/kernel: called on softmax(input)" "$lossfuzz" check \
+    --kernel py:examples/kernels/ce_in_place_claimed.py:into_activations examples/kernels/cases/upstream_softmax.json
 if [ "${KERNEL_TEST_PYTHON:-full}" = full ]; then
     # Each deliberate deviation a claim names is accepted; the same kernel without the claim is a finding
     dv=examples/kernels/cases/deviations.py

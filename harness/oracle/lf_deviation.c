@@ -36,9 +36,8 @@ static bool starts_like(const char *signature, const char *pattern)
 static const char *deviation(const lf_kernel_deviations *d, const lf_case *c, const char *signature)
 {
     static _Thread_local char why[256];
-    int class_dim = c->input.ndim <= 1 ? 0 : 1;
     int64_t rows = c->input.ndim <= 1 ? 1 : c->input.shape[0];
-    int64_t classes = c->input.ndim > class_dim ? c->input.shape[class_dim] : 0;
+    int64_t classes = lf_case_classes(c) > 0 ? lf_case_classes(c) : 0; /* vocab_last: the last dim; a fused linear's */
     if (rows < d->min_batch) {
         snprintf(why, sizeof why, "min_batch %lld: the kernel takes no batch of %lld rows", (long long)d->min_batch,
                  (long long)rows);

@@ -48,10 +48,9 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
     bool prob = c->loss == LF_LOSS_CROSS_ENTROPY && lf_dtype_is_float(tg->dtype) && in->ndim == tg->ndim;
-    int class_dim = in->ndim == 1 ? 0 : 1;
     if (want & T_LOSS) add(out, len, at, prob ? "cross_entropy_prob" : lf_loss_name(c->loss));
     if ((want & T_EMPTY) && (in->numel == 0 || tg->numel == 0))
-        add(out, len, at, in->ndim > class_dim && in->shape[class_dim] == 0 ? "no-classes" : "empty");
+        add(out, len, at, lf_case_classes(c) == 0 ? "no-classes" : "empty"); /* vocab_last: V, not T */
     if (want & T_DTYPE) {
         add(out, len, at, lf_dtype_name(in->dtype));
         if (tg->dtype != LF_I64 && tg->dtype != in->dtype) add(out, len, at, lf_dtype_name(tg->dtype));

@@ -197,6 +197,27 @@ static void comparison_is_nan_safe(void **state)
     assert_false(lf_values_close(1.0, 1, 1.0 + 1e-3, LF_F32));
 }
 
+/* A vocab-last case's classes are its last dim (V), not dim 1 (T): [1, 3, 0] has no classes, [1, 0, 4] is an
+ * empty batch. */
+static void a_vocab_last_case_counts_its_last_dim_as_classes(void **state)
+{
+    (void)state;
+    static const char *cases[2] = {
+        "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [1, 3, 0], \"values\": []},"
+        " \"target\": {\"dtype\": \"int64\", \"shape\": [1, 3], \"values\": [-100, -100, -100]}, \"vocab_last\": true}",
+        "{\"loss\": \"cross_entropy\", \"input\": {\"dtype\": \"float32\", \"shape\": [1, 0, 4], \"values\": []},"
+        " \"target\": {\"dtype\": \"int64\", \"shape\": [1, 0], \"values\": []}, \"vocab_last\": true}"};
+    static const char *want[2] = {"no-classes", "empty"};
+    for (int i = 0; i < 2; i++) {
+        lf_case c;
+        char sig[LF_SIGNATURE_MAX];
+        lf_test_case(&c, cases[i]);
+        lf_finding_signature(&c, "value-mismatch/kernel", sig, sizeof sig);
+        if (!strstr(sig, want[i])) fail_msg("%s: want the trait %s", sig, want[i]);
+        lf_case_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +230,7 @@ int main(void)
         cmocka_unit_test(a_reference_that_does_not_assert_is_caught),
         cmocka_unit_test(backward_is_judged_on_both_paths),
         cmocka_unit_test(comparison_is_nan_safe),
+        cmocka_unit_test(a_vocab_last_case_counts_its_last_dim_as_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 #   within 60 s, 3 of 3 seeds;
 # - a rank that skips a collective: hang/kernel, every rank replaced, the
 #   next case judged;
+# - the definitions composed of torch ops run as a kernel (composition.py),
+#   and its planted bugs;
 # - the examples' own standalone check (check_examples.py).
 # Skips (77) without a Python that has torch and triton (ci/setup.sh's .venv).
 . "$(dirname "$0")/../../../harness/tests/lf_expect.sh"
@@ -57,6 +59,15 @@ expect 0 "findings: 0" "$lossfuzz" fuzz --target fuzz_llm --torch --seconds "$se
 [ "$full" != full ] || found "$triton_buggy" 0
 clean "$vp" 2
 [ "$full" != full ] || found "$vp_buggy" 2
+# The definitions composed of torch ops as a kernel: within the spec's tolerances (softcap's saturated gradient:
+# float32's 1 - tanh^2 to 6e-5); its lse judged on a plain call too; a rounded lse as without the options.
+comp=py:$k/composition.py
+expect 0 "3 passed, 0 failed" "$lossfuzz" check --kernel "$comp:cross_entropy" $k/cases/softcap_saturated_grad.json \
+    $k/cases/plain_call_lse.json $k/cases/lse_rounded_plain.json
+expect 1 "output-mismatch/kernel/lse: kernel lse[0] = 0.407605886, spec 3.40760589" "$lossfuzz" check \
+    --kernel "$comp:lse_without_max" $k/cases/plain_call_lse.json
+expect 1 "0 passed, 2 failed" "$lossfuzz" check --kernel "$comp:lse_rounded_first" $k/cases/lse_rounded_plain.json \
+    $k/cases/lse_rounded_n_items.json
 # A vocabulary-parallel LM head: its weight's rows sharded, d hidden whole; without its all-reduce, found.
 expect 0 "1 passed, 0 failed" "$lossfuzz" check --world-size 2 \
     --kernel "py:$k/vocab_parallel_ce.py:vocab_parallel_linear_cross_entropy" $k/cases/linear_two_ranks.json

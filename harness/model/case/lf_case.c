@@ -169,9 +169,13 @@ int64_t lf_case_ignored_label(const lf_case *c)
     return lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
 }
 
+bool lf_case_llm_call(const lf_case *c) { return c->llm_given || c->loss_mask.present; }
+
 bool lf_case_beyond_pytorch(const lf_case *c)
 {
-    return c->llm_given || c->loss_mask.present || (c->vocab_last && c->input.ndim >= 3);
+    for (int k = 0; k < LF_LLM_COUNT; k++)
+        if ((c->llm_given >> k & 1) && c->llm[k] != lf_llm_defaults[k]) return true;
+    return c->loss_mask.present || (c->vocab_last && c->input.ndim >= 3);
 }
 
 int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first)
@@ -249,7 +253,7 @@ static bool check_llm(const lf_case *c, char *err, size_t errlen)
         return false;
     }
     bool fused = lf_loss_of(c->loss)->fused_linear;
-    if (lf_case_beyond_pytorch(c) && (fused ? c->input.ndim != 2 : c->input.ndim < 2)) {
+    if (lf_case_llm_call(c) && (fused ? c->input.ndim != 2 : c->input.ndim < 2)) {
         snprintf(err, errlen, "the LLM options take logits with a batch dim ([N, V], [B, T, V] or [N, V, d1...])");
         return false;
     }

@@ -172,9 +172,14 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen);
  * takes none (multi_margin_loss) INT64_MAX, which no label a kernel reads as
  * int32 equals. */
 int64_t lf_case_ignored_label(const lf_case *c);
-/* Whether the case asks for more than PyTorch's function (an LLM option
- * given, a loss mask, the class dimension last on a 3-D or larger input):
- * then the spec alone judges it, lossfuzz's own kernels do not run it. */
+/* Whether the case calls the LLM family's function: an option given (at its
+ * off value too) or a loss mask. Its rules on shapes hold then. */
+bool lf_case_llm_call(const lf_case *c);
+/* Whether the case asks for more than PyTorch's function (an LLM option at
+ * another value than its off one, a loss mask, the class dimension last on a
+ * 3-D or larger input): then the LLM spec alone judges it, lossfuzz's own
+ * kernels do not run it. With every option off a case is PyTorch's call,
+ * judged by the plain spec's rules, whichever options it names. */
 bool lf_case_beyond_pytorch(const lf_case *c);
 /* The input's class dim: 0 for a 1-D input, the last with vocab_last (not a
  * fused linear's, whose dim 1 is the hidden size), else 1. */

@@ -96,6 +96,9 @@ void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_re
  * their outputs (lse, z_loss), and d input given the upstream gradient. */
 void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r);
 void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstream, lf_result *g);
+/* The outputs (lse, z_loss) of an ok cross_entropy call the plain spec judged (every option off), into r,
+ * where r has none: a kernel returns them on every call its claims take. */
+void lf_spec_outputs(const lf_case *c, lf_result *r);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 
 #endif

@@ -24,9 +24,11 @@
 /* One row's float64 terms. */
 typedef struct {
     double lse, ce, z, r, w_t; /* r: the row's share (the mask, 0 when ignored); w_t: its class weight (CE's mean) */
+    double log_sum, y_abs;     /* lse - max(y); max |y| where y was computed (scaled or capped), else 0 */
     double mag, z_mag;         /* what ce and z are known to, absolutely, in units of the dtype's tolerance */
     bool undecided;            /* a non-finite logit: inf - inf, NaN or a number by a kernel's order */
     bool nonfinite;            /* the row has one (an ignored row's loss is 0 still; its gradient is a kernel's) */
+    bool made_nonfinite;       /* one the options made of a finite logit (scale * x past the dtype) */
 } llm_row;
 
 typedef struct {
@@ -40,15 +42,17 @@ static double mask_at(const lf_case *c, int64_t i)
     return c->loss_mask.present ? lf_load_f64(c->loss_mask.data, c->loss_mask.dtype, i) : 1.0;
 }
 
-/* y = cap(scale * x) of the row at base, and dy/dx; the row's lse. */
-static double row_logits(const llm_ctx *x, int64_t base, bool *nonfinite)
+/* y = cap(scale * x) of the row at base, and dy/dx; the row's lse (and t's log_sum and y_abs). */
+static double row_logits(const llm_ctx *x, int64_t base, llm_row *row)
 {
     const lf_problem *p = x->p;
+    bool *nonfinite = &row->nonfinite;
     double mx = -INFINITY, sum = 0;
     for (int64_t k = 0; k < p->C; k++) {
         double v = x->scale * lf_load_f64(x->c->input.data, x->c->input.dtype, base + k * p->S);
         x->dydx[k] = x->scale;
         /* scale * x past the input dtype: torch's product there is inf (then NaN), a kernel's in float a number */
+        row->made_nonfinite |= isfinite(v) && fabs(v) > lf_dtype_max(x->c->input.dtype);
         *nonfinite |= fabs(v) > lf_dtype_max(x->c->input.dtype);
         if (x->cap > 0) {
             double t = tanh(v / x->cap);
@@ -58,21 +62,37 @@ static double row_logits(const llm_ctx *x, int64_t base, bool *nonfinite)
         x->y[k] = v;
         *nonfinite |= !isfinite(v);
         if (v > mx || isnan(v)) mx = v;
+        if (x->scale != 1 || x->cap > 0) row->y_abs = fmax(row->y_abs, fabs(v));
     }
     if (!isfinite(mx)) return mx; /* NaN, inf, or -inf for a row without classes */
     for (int64_t k = 0; k < p->C; k++) sum += exp(x->y[k] - mx);
+    row->log_sum = log(sum);
     return mx + log(sum);
 }
 
-/* The magnitude a row's lp[k] is known to, in units of the dtype: the
- * logit's rounding (|y| units), the logsumexp's (its sum of C terms, which a
- * kernel adds in float in any order), and a fused linear's matmul error. */
-static double lp_extra(const llm_ctx *x, int64_t row, double lse)
+/* What a row's lp[k] = y[k] - lse is known to beyond |lp[k]|, in units of
+ * the tolerance - the plain spec's model (lf_spec_row_log_softmax): log(sum)
+ * and the sum's rounding, its C terms added in float in any order, a fused
+ * linear's matmul error - and the rounding of y itself where a kernel
+ * computes it (scaled or capped: each y known to a unit of float, which
+ * y[k] - max(y) does not cancel). Logits as given are exact, so a kernel
+ * that rounds lse before subtracting the label's logit is judged as it is
+ * without the family's options. */
+static double lp_extra(const llm_ctx *x, int64_t row, const llm_row *t)
 {
     const lf_problem *p = x->p;
     double rtol, atol, unit = x->c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
     lf_dtype_tolerance(lf_dtype_coarsest(x->c->input.dtype, p->out_dtype), &rtol, &atol);
-    return 1 + fabs(lse) + (double)p->C * unit / rtol + (p->logit_extra ? fabs(x->scale) * p->logit_extra[row] : 0);
+    return 2 * t->log_sum + 1 + (double)p->C * unit / rtol + 2 * t->y_abs * unit / rtol +
+           (p->logit_extra ? fabs(x->scale) * p->logit_extra[row] : 0);
+}
+
+/* What lse itself is known to beyond |lse|: its max's rounding (a unit of float on |lse|) and lp's extra. */
+static double lse_extra(const llm_ctx *x, int64_t row, const llm_row *t)
+{
+    double rtol, atol, unit = x->c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    lf_dtype_tolerance(lf_dtype_coarsest(x->c->input.dtype, x->p->out_dtype), &rtol, &atol);
+    return lp_extra(x, row, t) + fabs(t->lse) * unit / rtol;
 }
 
 static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
@@ -80,9 +100,11 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
     const lf_case *c = x->c;
     const lf_problem *p = x->p;
     llm_row t = {0};
-    t.lse = row_logits(x, base, &t.nonfinite);
-    t.undecided = t.nonfinite;
-    double extra = lp_extra(x, i, t.lse), eps = p->label_smoothing;
+    t.lse = row_logits(x, base, &t);
+    /* a logit given as inf or NaN: the plain spec's answer (NaN, or inf where -inf is the label's); one the
+     * options made: torch's composition's inf (then NaN) where a kernel in float keeps a number */
+    t.undecided = t.made_nonfinite || (t.nonfinite && (x->scale != 1 || x->cap > 0));
+    double extra = lp_extra(x, i, &t), eps = p->label_smoothing;
     if (p->targets == LF_CLASS_TARGETS) {
         int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
         int64_t label = lf_label_read(p->kernel_id, c->target.dtype, raw);
@@ -92,31 +114,36 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
         }
         t.w_t = lf_spec_weight(c, label);
         t.ce = (1 - eps) * t.w_t * (t.lse - x->y[label]);
-        t.mag = (1 - eps) * fabs(t.w_t) * (fabs(x->y[label]) + extra);
+        t.mag = (1 - eps) * fabs(t.w_t) * (fabs(t.lse - x->y[label]) + extra);
         double smooth_terms = 0; /* the smoothing sum before eps / C, in the dtype it is summed in */
         /* F.cross_entropy's row drops its smoothing term where its uint8 mask wraps ignore_index (lf_smooth_kept) */
         bool smoothed = eps > 0 && lf_smooth_kept(raw, c->ignore_index, c->target.dtype);
         for (int64_t k = 0; smoothed && k < p->C; k++) {
             t.ce += eps / (double)p->C * lf_spec_weight(c, k) * (t.lse - x->y[k]);
-            t.mag += eps / (double)p->C * fabs(lf_spec_weight(c, k)) * (fabs(x->y[k]) + extra);
+            t.mag += eps / (double)p->C * fabs(lf_spec_weight(c, k)) * (fabs(t.lse - x->y[k]) + extra);
             smooth_terms += fabs(lf_spec_weight(c, k) * (t.lse - x->y[k]));
         }
-        t.mag = fmax(t.mag, eps > 0 && smooth_terms > lf_dtype_max(c->input.dtype) ? INFINITY : t.mag);
+        t.undecided |= eps > 0 && smooth_terms > lf_dtype_max(c->input.dtype);
     } else {
         t.w_t = 1; /* probabilities: the mean is over rows */
         for (int64_t k = 0; k < p->C; k++) {
             double wt = lf_spec_weight(c, k) * lf_spec_prob_target(c, p, base, k);
             t.ce += wt * (t.lse - x->y[k]);
-            t.mag += fabs(wt) * (fabs(x->y[k]) + extra);
+            t.mag += fabs(wt) * (fabs(t.lse - x->y[k]) + extra);
         }
     }
+    if (t.lse == INFINITY) t.ce = NAN; /* a logit of +inf: log_softmax's x - max is NaN on every class */
     t.r = mask_at(c, i);
-    t.z = x->zs * t.lse * t.lse;
-    t.z_mag = x->zs * 2 * fabs(t.lse) * extra;
+    t.z = x->zs != 0 ? x->zs * t.lse * t.lse : 0; /* off: 0, whatever lse is */
+    t.z_mag = x->zs * 2 * fabs(t.lse) * lse_extra(x, i, &t);
     /* terms past the accumulating dtype's range (float for all but float64): a kernel's inf, or NaN times a
      * mask of 0 */
     double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
-    t.undecided |= !isfinite(t.w_t) || fabs(t.z) > acc_max || t.mag > acc_max; /* (an infinite mag: past it) */
+    /* (an infinite mag: past it; a logit given as inf or NaN has one, and the plain spec's answer) */
+    bool given_nonfinite = t.nonfinite && !t.made_nonfinite;
+    t.undecided |= !isfinite(t.w_t) || fabs(t.z) > acc_max || (!given_nonfinite && t.mag > acc_max);
+    /* a masked row (0) with a non-finite logit: the definitions' 0 * NaN, or a kernel's 0 for a row it skips */
+    t.undecided |= t.nonfinite && t.r == 0;
     /* lse * lse formed in the output dtype (the definitions' torch composition): inf there, and NaN times a
      * mask of 0, where a kernel in float keeps a number */
     t.undecided |= fabs(t.z) > lf_dtype_max(p->out_dtype);
@@ -126,7 +153,7 @@ static llm_row row_terms(const llm_ctx *x, int64_t i, int64_t base)
 /* The sums a reduction needs. */
 typedef struct {
     double ce, z, d_ce, d_z, mag, z_mag;
-    bool undecided;
+    bool undecided, nonfinite;
 } llm_sums;
 
 static bool start(lf_result *r, int64_t n) { return lf_result_alloc_values(r, n, true); }
@@ -190,10 +217,12 @@ void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r)
     for (int64_t i = 0; i < rows; i++) {
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
         llm_row t = row_terms(&x, i, base);
-        put(lse, r->outputs[LF_OUT_LSE].scales, r->out_dtype, i, t.lse, lp_extra(&x, i, t.lse), t.nonfinite);
+        put(lse, r->outputs[LF_OUT_LSE].scales, r->out_dtype, i, t.lse, lse_extra(&x, i, &t), t.nonfinite);
         if (none) {
             put(r->values, r->scales, r->out_dtype, i, t.r * (t.ce + t.z), fabs(t.r) * (t.mag + t.z_mag), t.undecided);
-            put(z, r->outputs[LF_OUT_Z_LOSS].scales, r->out_dtype, i, t.r * t.z, fabs(t.r) * t.z_mag, t.undecided);
+            /* the z-loss off on a row with a non-finite lse: 0, or a kernel's 0 * NaN */
+            put(z, r->outputs[LF_OUT_Z_LOSS].scales, r->out_dtype, i, t.r * t.z, fabs(t.r) * t.z_mag,
+                t.undecided || (x.zs == 0 && t.nonfinite));
             continue;
         }
         s.ce += t.r * t.ce;
@@ -203,6 +232,7 @@ void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r)
         s.mag += fabs(t.r) * t.mag;
         s.z_mag += fabs(t.r) * t.z_mag;
         s.undecided |= t.undecided;
+        s.nonfinite |= t.nonfinite;
     }
     if (!none) {
         double d_ce, d_z, acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
@@ -213,7 +243,8 @@ void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r)
          * by the definition, 0 by a kernel that skips what is off: either */
         double zv = x.zs != 0 ? s.z / d_z : 0, z_mag = x.zs != 0 ? s.z_mag / fabs(d_z) : 0;
         put(r->values, r->scales, r->out_dtype, 0, s.ce / d_ce + zv, s.mag / fabs(d_ce) + z_mag, s.undecided);
-        put(z, r->outputs[LF_OUT_Z_LOSS].scales, r->out_dtype, 0, zv, z_mag, s.undecided || (x.zs == 0 && d_z == 0));
+        put(z, r->outputs[LF_OUT_Z_LOSS].scales, r->out_dtype, 0, zv, z_mag,
+            s.undecided || (x.zs == 0 && (d_z == 0 || s.nonfinite)));
     }
     done(&x);
 }
@@ -249,6 +280,11 @@ void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstr
     }
     double d_ce, d_z;
     divisors(c, p, &s, &d_ce, &d_z);
+    /* a kernel's d y / d x = scale (1 - tanh^2) in float: tanh's few units of error, absolute, are a large part of
+     * 1 - tanh^2 where the cap saturates (6e-5 of it at tanh(-4)); said in units of the tolerance */
+    double rtol, atol, unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    lf_dtype_tolerance(g->tol_dtype, &rtol, &atol);
+    double cap_err = x.cap > 0 ? 4 * unit * fabs(x.scale) / rtol : 0;
     for (int64_t i = 0; i < rows; i++) {
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
         llm_row t = row_terms(&x, i, base);
@@ -257,7 +293,7 @@ void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstr
         int64_t label = p->targets == LF_CLASS_TARGETS ? lf_label_read(p->kernel_id, c->target.dtype,
                                                                        lf_load_i64(c->target.data, c->target.dtype, i))
                                                        : -1;
-        double extra = lp_extra(&x, i, t.lse), W = 0, W_mag = 0; /* the targets' weights summed: p's coefficient */
+        double extra = lp_extra(&x, i, &t), W = 0, W_mag = 0; /* the targets' weights summed: p's coefficient */
         for (int64_t k = 0; k < p->C; k++) {
             double wk = target_weight(c, p, base, label, t.w_t, k);
             W += wk;
@@ -268,9 +304,10 @@ void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstr
             double wk = target_weight(c, p, base, label, t.w_t, k);
             /* d ce / d y_k = p_k sum(w) - w_k; d z / d y_k = 2 zs lse p_k; times d y / d x */
             double v = (a * (pk * W - wk) + b * 2 * x.zs * t.lse * pk) * x.dydx[k];
-            double mag =
-                (fabs(a) * (pk * extra * W_mag + fabs(wk)) + fabs(b) * 2 * x.zs * pk * (fabs(t.lse) + extra) * extra) *
-                fabs(x.dydx[k]) * (1 + (double)p->C / 64);
+            double mag = (fabs(a) * (pk * extra * W_mag + fabs(wk)) +
+                          fabs(b) * 2 * x.zs * pk * (fabs(t.lse) + extra) * lse_extra(&x, i, &t)) *
+                             fabs(x.dydx[k]) * (1 + (double)p->C / 64) +
+                         fabs(a * (pk * W - wk) + b * 2 * x.zs * t.lse * pk) * cap_err;
             /* an ignored row with a NaN or inf logit: PyTorch's log_softmax backward gives NaN (0 * NaN), a
              * kernel that skips the row 0; neither is judged */
             put(g->values, g->scales, g->out_dtype, base + k * p->S, t.r != 0 ? v : 0, mag,
@@ -278,4 +315,18 @@ void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstr
         }
     }
     done(&x);
+}
+
+void lf_spec_outputs(const lf_case *c, lf_result *r)
+{
+    if (r->kind != LF_OUTCOME_OK || r->outputs[LF_OUT_LSE].values || c->loss != LF_LOSS_CROSS_ENTROPY) return;
+    lf_problem p;
+    lf_result t;
+    lf_result_init(&t);
+    if (lf_spec_plan(c, &p, &t) && p.log_softmax) lf_spec_llm_values(c, &p, &t);
+    for (int o = 0; t.kind == LF_OUTCOME_OK && o < LF_OUT_COUNT; o++) {
+        r->outputs[o] = t.outputs[o];
+        t.outputs[o].values = t.outputs[o].scales = NULL;
+    }
+    lf_result_free(&t);
 }

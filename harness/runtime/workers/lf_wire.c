@@ -41,8 +41,11 @@ void lf_wire_layout_of(const lf_case *c, const lf_wire_path *paths, int n_paths,
             l->out_cap += most + 16;
             break;
         }
-    /* the LLM family's other outputs (z_loss: as many as the result; lse: a value per row) */
-    if (lf_case_beyond_pytorch(c)) l->out_cap += most + rows + 32;
+    /* the LLM family's other outputs (z_loss: as many as the result; lse: a value per row): the family's call's,
+     * and a kernel's on any call (its claims name what it returns, compared with every option off too) */
+    bool outputs = lf_case_llm_call(c) || lf_case_beyond_pytorch(c);
+    for (int i = 0; !outputs && i < n_paths; i++) outputs = paths[i] == LF_WIRE_KERNEL;
+    if (outputs) l->out_cap += most + rows + 32;
     if (c->backward.values) { /* the upstream gradient in; the gradients out, after the result */
         at += (size_t)c->backward.n_values * sizeof(double);
         for (int p = 0; p < LF_GRAD_PARTS; p++) l->out_cap += lf_grad_tensor(c, (lf_grad_part)p)->numel;
