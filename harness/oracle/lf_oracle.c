@@ -320,6 +320,8 @@ static void spec_gradients(const lf_case *c, lf_verdict *v, const double *upstre
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         for (int p = 0; p < LF_GRAD_PARTS; p++) /* (a failed backward too: PyTorch's may fail as well) */
             any |= paths[i]->grad[p].state == LF_GRAD_OK || paths[i]->grad[p].state == LF_GRAD_ERROR;
+    /* the call on softmax's output differentiates the input, frozen or not: whether PyTorch's backward takes it */
+    any |= v->kernel.through_softmax[0] != 0;
     if (upstream && any) lf_spec_grad(c, upstream, v->spec_grad);
 }
 
