@@ -175,8 +175,9 @@ static void put(double *values, double *scales, lf_dtype t, int64_t i, double v,
 static bool context(const lf_case *c, const lf_problem *p, llm_ctx *x)
 {
     *x = (llm_ctx){c, p, c->llm[LF_LLM_LOGIT_SCALE], c->llm[LF_LLM_SOFTCAP], c->llm[LF_LLM_Z_LOSS_SCALE], NULL, NULL};
-    x->y = malloc(sizeof(double) * (size_t)(p->C + 1));
-    x->dydx = malloc(sizeof(double) * (size_t)(p->C + 1));
+    int64_t classes = p->N * p->S > 0 ? p->C : 0; /* a row's logits; an empty batch may name any C, and needs none */
+    x->y = malloc(sizeof(double) * (size_t)(classes + 1));
+    x->dydx = malloc(sizeof(double) * (size_t)(classes + 1));
     return x->y && x->dydx;
 }
 
