@@ -34,18 +34,13 @@ void lf_wire_layout_of(const lf_case *c, const lf_wire_path *paths, int n_paths,
         if (d != (c->input.ndim == 1 ? 0 : 1)) over |= __builtin_mul_overflow(rows, c->input.shape[d], &rows);
     if (!over && rows > most && rows <= LF_MAX_NUMEL) most = rows;
     l->out_cap = most + 16;
+    bool kernel = false;
+    for (int i = 0; i < n_paths; i++) kernel |= paths[i] == LF_WIRE_KERNEL;
     /* a Python kernel's worker adds PyTorch's result on a low-precision call (its reference) */
-    bool reference = c->input.dtype == LF_BF16 || c->input.dtype == LF_F16;
-    for (int i = 0; reference && i < n_paths; i++)
-        if (paths[i] == LF_WIRE_KERNEL) {
-            l->out_cap += most + 16;
-            break;
-        }
+    if (kernel && (c->input.dtype == LF_BF16 || c->input.dtype == LF_F16)) l->out_cap += most + 16;
     /* the LLM family's other outputs (z_loss: as many as the result; lse: a value per row): the family's call's,
      * and a kernel's on any call (its claims name what it returns, compared with every option off too) */
-    bool outputs = lf_case_llm_call(c) || lf_case_beyond_pytorch(c);
-    for (int i = 0; !outputs && i < n_paths; i++) outputs = paths[i] == LF_WIRE_KERNEL;
-    if (outputs) l->out_cap += most + rows + 32;
+    if (kernel || lf_case_llm_call(c) || lf_case_beyond_pytorch(c)) l->out_cap += most + rows + 32;
     if (c->backward.values) { /* the upstream gradient in; the gradients out, after the result */
         at += (size_t)c->backward.n_values * sizeof(double);
         for (int p = 0; p < LF_GRAD_PARTS; p++) l->out_cap += lf_grad_tensor(c, (lf_grad_part)p)->numel;
