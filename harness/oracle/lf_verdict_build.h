@@ -14,9 +14,9 @@ void lf_found(lf_verdict *v, const char *cls, const char *fmt, ...) __attribute_
 int64_t lf_first_far(const double *want, const double *scales, const double *got, int64_t n, lf_dtype tol_dtype);
 /* value-mismatch/<path> when a path's values are not the spec's (NaN-safe, dtype tolerance). */
 void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got);
-/* The LLM family's other outputs a path gave (z_loss, lse) against the spec's, on any call (a plain one's
- * computed here, lf_spec_outputs): output-mismatch/PATH/OUTPUT. */
-void lf_compare_outputs(const lf_case *c, lf_verdict *v, const char *path, const lf_result *got);
+/* The LLM family's other outputs a path gave (z_loss, lse) against the spec's (computed on every
+ * cross_entropy call): output-mismatch/PATH/OUTPUT. */
+void lf_compare_outputs(lf_verdict *v, const char *path, const lf_result *got);
 /* A path that did not run to an answer (backend error, a worker's crash,
  * hang or broken device, an out-of-bounds access): its finding; true then. */
 bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r);

@@ -1,8 +1,8 @@
 /* test_llm_off.c - one set of rules (docs/llm-cross-entropy.md): a cross_entropy
- * call judged by the LLM family's spec with every option off - a loss mask of
- * ones, which changes nothing in the definitions - gets the plain spec's
- * verdict: the same outcome and error, the same values and gradients within
- * either's tolerance, undecided where the other is. Over the case files given
+ * call with the LLM family's options given at their off values - and a loss
+ * mask of ones, which changes nothing in the definitions - gets the verdict
+ * of PyTorch's call: the same outcome and error, the same values, outputs and
+ * gradients with the same tolerances, undecided where the other is. Over the case files given
  * (regressions/, the recorded CUDA set) and, decoded, the fuzz_llm and
  * fuzz_class seed corpora: a campaign's cases.
  * usage: test_llm_off DIR... (JSON cases; a DIR under corpus/ holds byte inputs) */
@@ -21,6 +21,8 @@
 static int n_dirs, checked, differing;
 static char **dirs;
 
+static bool same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
 /* Why results a and b are not one verdict, or NULL. */
 static const char *differ(const lf_result *a, const lf_result *b, int64_t *at)
 {
@@ -32,9 +34,14 @@ static const char *differ(const lf_result *a, const lf_result *b, int64_t *at)
         *at = i;
         bool ua = a->scales[i] == LF_SCALE_UNDECIDED, ub = b->scales[i] == LF_SCALE_UNDECIDED;
         if (ua != ub) return ua ? "undecided in the plain spec only" : "undecided in the LLM spec only";
-        if (!ua && !(lf_values_close(a->values[i], a->scales[i], b->values[i], a->tol_dtype) &&
-                     lf_values_close(b->values[i], b->scales[i], a->values[i], b->tol_dtype)))
-            return "values";
+        if (!same(a->values[i], b->values[i]) || !same(a->scales[i], b->scales[i])) return "values";
+    }
+    for (int o = 0; o < LF_OUT_COUNT; o++) {
+        if (a->outputs[o].n != b->outputs[o].n) return "outputs' shape";
+        for (int64_t i = 0; i < a->outputs[o].n; i++)
+            if (!same(a->outputs[o].values[i], b->outputs[o].values[i]) ||
+                !same(a->outputs[o].scales[i], b->outputs[o].scales[i]))
+                return *at = i, "outputs";
     }
     return NULL;
 }
@@ -51,7 +58,7 @@ static void report(const char *name, const char *what, const char *why, int64_t 
                b->kind == LF_OUTCOME_OK ? "ok" : b->error);
 }
 
-/* The case as the LLM family's call: a loss mask of ones. */
+/* The case as the LLM family's call: every option given at its off value, and a loss mask of ones. */
 static bool with_ones_mask(const lf_case *c, lf_case *m)
 {
     int64_t shape[LF_MAX_DIMS];
@@ -63,6 +70,8 @@ static bool with_ones_mask(const lf_case *c, lf_case *m)
         return false;
     }
     for (int64_t i = 0; i < m->loss_mask.numel; i++) lf_store_f64(m->loss_mask.data, LF_F32, i, 1.0);
+    for (int k = 0; k < LF_LLM_COUNT; k++) m->llm[k] = lf_llm_defaults[k];
+    m->llm_given = (1u << LF_LLM_COUNT) - 1;
     return true;
 }
 

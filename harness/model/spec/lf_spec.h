@@ -52,10 +52,27 @@ void lf_spec_run(const lf_case *c, lf_result *r);
 
 /* BCE's log_weight = (pos_weight - 1).mul(target).add_(1), each op stored in its dtype (Loss.cpp). */
 double lf_spec_bce_log_weight(const lf_case *c, const lf_problem *p, double pw, double y);
-/* The log-probabilities of the row at `base` (classes S apart) into lp, as
- * at::log_softmax returns them (nll_loss: the input as it is). Returns what
- * the magnitude of lp[k]'s terms exceeds |lp[k]| by (its rounding error's scale). */
-double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp);
+/* One row's logits as the loss reads them: as given, or the LLM family's
+ * cap(scale * x) (lf_spec_llm.c); and the family's terms of the row. */
+typedef struct {
+    double r;              /* the row's share of the loss: its loss mask's value (1 without one) */
+    double lse, lse_extra; /* log-sum-exp of the row's logits; what it is known to beyond |lse| (units of rtol) */
+    double extra;          /* what lp[k]'s terms exceed |lp[k]| by (lf_spec_row_log_softmax) */
+    double y_abs;          /* max |y| where the options computed y (each known to a unit of float), else 0 */
+    double z, z_mag;       /* z_loss_scale * lse^2 (0 where off or the row is ignored) and its magnitude */
+    bool counted;          /* not an ignored row: counted in the z-loss's mean */
+    bool nonfinite;        /* a logit of inf or NaN, given or made */
+    bool made;             /* one the options made of a finite logit (scale * x past the input dtype) */
+    bool undecided;        /* an answer the options leave open: inf or NaN in torch's composition only */
+} lf_row;
+
+/* The log-probabilities of row i (at `base`, classes S apart) into lp, as
+ * at::log_softmax returns them of the row's logits (nll_loss: the input as
+ * it is); d y / d x of each class into dydx; the row's lse and the family's
+ * terms into row. Returns what the magnitude of lp[k]'s terms exceeds |lp[k]|
+ * by (its rounding error's scale; row->extra too). */
+double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t i, int64_t base, double *lp, double *dydx,
+                               lf_row *row);
 /* Class k's weight (1 without weights). */
 double lf_spec_weight(const lf_case *c, int64_t k);
 /* Class k's probability in the row at `base`, label smoothing applied. */
@@ -91,14 +108,20 @@ void lf_spec_linear_run(const lf_case *c, lf_result *r);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */
 void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r);
-/* The LLM family (lf_spec_llm.c), on a planned problem PyTorch accepts
- * (class dim 1; lf_spec_run moves a vocab_last input's): the values with
- * their outputs (lse, z_loss), and d input given the upstream gradient. */
-void lf_spec_llm_values(const lf_case *c, const lf_problem *p, lf_result *r);
-void lf_spec_llm_grad(const lf_case *c, const lf_problem *p, const double *upstream, lf_result *g);
-/* The outputs (lse, z_loss) of an ok cross_entropy call the plain spec judged (every option off), into r,
- * where r has none: a kernel returns them on every call its claims take. */
-void lf_spec_outputs(const lf_case *c, lf_result *r);
+/* The values of a planned problem PyTorch's kernels compute (lf_spec_eval.c): with
+ * the LLM family's options, and cross_entropy's outputs (lse, z_loss) - a kernel returns them on any call. */
+void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r);
+/* The LLM family's options on a row (lf_spec_llm.c): the loss mask's value of row i; the row's logits y
+ * = cap(scale * x), dy/dx and what the options make of them (the row's r, nonfinite, made, undecided, y_abs);
+ * what y's rounding adds to lp's terms (tol_unit: the tolerance's relative unit); the row's z-loss and
+ * what it leaves undecided, once lse and extra are known (counted: not an ignored row); a reduction's
+ * divisor (n_items where given, else the mean's). */
+double lf_spec_llm_mask(const lf_case *c, int64_t i);
+void lf_spec_llm_logits(const lf_case *c, const lf_problem *p, int64_t i, int64_t base, double *y, double *dydx,
+                        lf_row *row);
+double lf_spec_llm_extra(const lf_case *c, double tol_unit, const lf_row *row);
+void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double tol_unit, lf_row *row);
+double lf_spec_llm_divisor(const lf_case *c, double mean);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 
 #endif

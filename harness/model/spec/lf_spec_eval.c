@@ -23,28 +23,40 @@ double lf_spec_weight(const lf_case *c, int64_t k)
 }
 
 /* lp[c] of one row, as at::log_softmax returns it (rounded to the input
- * dtype). Returns what the magnitude of lp[k]'s terms exceeds |lp[k]| by:
- * lp[k] = (x[k] - max) - log(sum), and log(sum) is off by about one unit of
- * the dtype however small it is (the sum, >= 1, is rounded), so a label's
+ * dtype), of the row's logits (lf_spec_llm_logits: as given with every LLM
+ * option off). Returns what the magnitude of lp[k]'s terms exceeds |lp[k]|
+ * by: lp[k] = (y[k] - max) - log(sum), and log(sum) is off by about one unit
+ * of the dtype however small it is (the sum, >= 1, is rounded), so a label's
  * lp of -1e-13 is known to within 1e-7 in float32, not to 1e-20. */
-double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t base, double *lp)
+double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t i, int64_t base, double *lp, double *dydx,
+                               lf_row *row)
 {
     double mx = -INFINITY, sum = 0;
-    for (int64_t k = 0; k < p->C; k++) {
-        lp[k] = lf_load_f64(c->input.data, c->input.dtype, base + k * p->S);
-        mx = (lp[k] > mx || isnan(lp[k])) ? lp[k] : mx;
-    }
-    if (!p->log_softmax) return 0; /* nll_loss takes log-probabilities as they are: exact */
+    lf_spec_llm_logits(c, p, i, base, lp, dydx, row);
+    for (int64_t k = 0; k < p->C; k++) mx = (lp[k] > mx || isnan(lp[k])) ? lp[k] : mx;
+    if (!p->log_softmax) return row->extra = 0; /* nll_loss takes log-probabilities as they are: exact */
     for (int64_t k = 0; k < p->C; k++) sum += exp(lp[k] - mx);
+    row->lse = isfinite(mx) ? mx + log(sum) : mx; /* NaN, inf, or -inf for a row without classes */
     for (int64_t k = 0; k < p->C; k++) lp[k] = lf_dtype_round(c->input.dtype, lp[k] - mx - log(sum));
-    /* |x[k] - max| <= |lp[k]| + log(sum), plus log(sum) and the sum's rounding; a fused linear's matmul error;
+    /* |y[k] - max| <= |lp[k]| + log(sum), plus log(sum) and the sum's rounding; a fused linear's matmul error
+     * (times the logit scale); the rounding of y where the options compute it, which y[k] - max does not cancel;
      * and the sum of C terms itself, accumulated in float below float64 (PyTorch's acc type): a kernel that
      * adds in order is off by up to C units of float in log(sum) (2.5e-4 for 19,938 classes on torch's CPU
      * spatial path), said here as the magnitude the oracle's tolerance needs to allow it */
     double rtol, atol, unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
     lf_dtype_tolerance(lf_dtype_coarsest(c->input.dtype, p->out_dtype), &rtol, &atol);
-    return 2 * log(sum) + 1 + (double)p->C * unit / rtol +
-           (p->logit_extra ? p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0);
+    double fused =
+        p->logit_extra ? fabs(c->llm[LF_LLM_LOGIT_SCALE]) * p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0;
+    row->extra = 2 * log(sum) + 1 + (double)p->C * unit / rtol + fused + lf_spec_llm_extra(c, rtol, row);
+    return row->extra;
+}
+
+/* The relative unit the tolerance of a row's values is counted in. */
+static double tol_unit(const lf_case *c, const lf_problem *p)
+{
+    double rtol, atol;
+    lf_dtype_tolerance(lf_dtype_coarsest(c->input.dtype, p->out_dtype), &rtol, &atol);
+    return rtol;
 }
 
 /* A class-index row: nll_loss's term by the label its kernel reads (narrowed
@@ -91,6 +103,9 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
         if (isinf(lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     }
     if (finite > lf_dtype_max(c->input.dtype)) t.undecided = true; /* inf, NaN or a number */
+    /* the row's sum stored in the input dtype: float16's inf of log(4000) * 4000 classes is PyTorch's, not the
+     * loss's, and a kernel summing in float keeps the number */
+    if (isfinite(t.smooth) && !isfinite(lf_dtype_round(c->input.dtype, t.smooth))) t.undecided = true;
     t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
     return t;
 }
@@ -168,11 +183,15 @@ static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
 }
 
 /* cross_entropy_loss_label_smoothing stores nll, the smoothing term and each
- * product in the output dtype: (1 - eps) * nll + smooth * (eps / C). */
-static double smoothed(lf_dtype t, double eps, int64_t C, double nll, double smooth)
+ * product in the output dtype: (1 - eps) * nll + smooth * (eps / C). An
+ * intermediate past the dtype's range (float16's sum of 2 * 33176) is
+ * PyTorch's inf, not the loss's: *undecided then. */
+static double smoothed(lf_dtype t, double eps, int64_t C, double nll, double smooth, bool *undecided)
 {
     double a = lf_dtype_round(t, (1 - eps) * lf_dtype_round(t, nll));
     double b = lf_dtype_round(t, lf_dtype_round(t, smooth) * (eps / (double)C));
+    if (isfinite(nll) && isfinite(smooth) && !(isfinite(a) && isfinite(b) && isfinite(lf_dtype_round(t, a + b))))
+        *undecided = true;
     return lf_dtype_round(t, a + b);
 }
 
@@ -192,81 +211,138 @@ void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_re
     r->scalar = scalar;
 }
 
-static void spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
+/* Room for an output of n values (lf_llm.def). */
+static bool start_output(lf_result *r, int o, int64_t n)
+{
+    r->outputs[o].values = calloc((size_t)n + 1, sizeof(double));
+    r->outputs[o].scales = calloc((size_t)n + 1, sizeof(double));
+    r->outputs[o].n = n;
+    return r->outputs[o].values && r->outputs[o].scales;
+}
+
+static void put_output(lf_result *r, int o, int64_t i, double v, double mag, bool undecided)
+{
+    r->outputs[o].values[i] = lf_dtype_round(r->out_dtype, v);
+    r->outputs[o].scales[i] = undecided ? LF_SCALE_UNDECIDED : mag;
+}
+
+/* A row's terms in a reduction; with the LLM family's mask (r), z-loss and counted rows. */
+typedef struct {
+    row_terms t;
+    double rows, z, z_mag, counted;
+    bool nonfinite;
+} sums;
+
+static void add_row(sums *s, const row_terms *t, const lf_row *row)
+{
+    double r = row->r;
+    s->t.undecided |= t->undecided || row->undecided;
+    s->nonfinite |= row->nonfinite;
+    /* a masked row (0) adds nothing; where its terms are inf or NaN, the definitions' 0 * inf is NaN and a
+     * kernel that skips the row adds 0: neither is judged */
+    if (r == 0) {
+        s->t.undecided |= !isfinite(t->mag + t->smooth_mag + t->w_mag + t->smooth_w);
+        return;
+    }
+    s->t.loss += r * t->loss;
+    s->t.mag += fabs(r) * t->mag;
+    s->t.smooth += r * t->smooth;
+    s->t.smooth_mag += fabs(r) * t->smooth_mag;
+    s->t.w += r * t->w;
+    s->t.w_mag += fabs(r) * t->w_mag;
+    s->t.valid += t->valid;
+    s->t.smooth_w += r * t->smooth_w;
+    s->rows += r;
+    s->z += r * row->z;
+    s->z_mag += fabs(r) * row->z_mag;
+    s->counted += row->counted ? r : 0;
+}
+
+void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     bool scalar;
     int64_t n_out = lf_plan_out_numel(p, &scalar);
     int64_t rows = p->targets == LF_BINARY_TARGETS ? p->N : p->one_d ? 1 : p->N * p->S;
-    /* One row of log-probabilities; an empty batch may name any C, and needs none. */
-    double *lp = rows > 0 && p->targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(p->C + 1)) : NULL;
-    if (!lf_result_alloc_values(r, n_out, true) || (rows > 0 && p->targets != LF_BINARY_TARGETS && !lp)) {
+    bool logits = p->targets != LF_BINARY_TARGETS, outputs = logits && p->log_softmax;
+    /* One row of log-probabilities and its d y / d x; an empty batch may name any C, and needs none. */
+    double *lp = rows > 0 && logits ? malloc(sizeof(double) * (size_t)(2 * p->C + 2)) : NULL;
+    if (!lf_result_alloc_values(r, n_out, true) || (rows > 0 && logits && !lp) ||
+        (outputs && !(start_output(r, LF_OUT_LSE, rows) && start_output(r, LF_OUT_Z_LOSS, n_out)))) {
         free(lp);
         lf_result_error(r, "internal", "MemoryError", "out of memory");
         return;
     }
     lf_spec_result_ok(c, p, scalar, r);
-    double eps = p->targets == LF_CLASS_TARGETS ? p->label_smoothing : 0;
-    row_terms sum = {0};
+    double eps = p->targets == LF_CLASS_TARGETS ? p->label_smoothing : 0, unit = tol_unit(c, p);
+    double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
+    bool none = p->reduction == LF_RED_NONE;
+    sums sum = {0};
     for (int64_t i = 0; i < rows; i++) {
         row_terms t;
+        lf_row row = {.r = 1};
         int64_t base = (i / p->S) * p->C * p->S + i % p->S;
         if (p->targets == LF_BINARY_TARGETS)
             t = bce_element(c, p, i);
         else {
-            double extra = lf_spec_row_log_softmax(c, p, base, lp);
+            double extra = lf_spec_row_log_softmax(c, p, i, base, lp, lp + p->C + 1, &row);
             t = p->targets == LF_CLASS_TARGETS ? class_row(c, p, i, base, lp, extra) : prob_row(c, p, base, lp, extra);
+            lf_spec_llm_row(c, p, p->targets != LF_CLASS_TARGETS || t.valid, unit, &row);
         }
-        if (p->reduction == LF_RED_NONE) {
-            put(r, i, eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth) : t.loss,
-                t.undecided ? LF_SCALE_UNDECIDED
-                : eps > 0   ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag
-                            : t.mag);
+        if (outputs) put_output(r, LF_OUT_LSE, i, row.lse, row.lse_extra, row.nonfinite);
+        if (!none) {
+            add_row(&sum, &t, &row);
             continue;
         }
-        sum.undecided |= t.undecided;
-        sum.loss += t.loss;
-        sum.mag += t.mag;
-        sum.smooth += t.smooth;
-        sum.smooth_mag += t.smooth_mag;
-        sum.w += t.w;
-        sum.w_mag += t.w_mag;
-        sum.valid += t.valid;
-        sum.smooth_w += t.smooth_w;
+        bool undecided = t.undecided || row.undecided;
+        double loss = eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth, &undecided) : t.loss;
+        double mag = eps > 0 ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag : t.mag;
+        put(r, i, row.r * loss + row.r * row.z, undecided ? LF_SCALE_UNDECIDED : fabs(row.r) * (mag + row.z_mag));
+        /* the z-loss off on a row with a non-finite lse: 0, or a kernel's 0 * NaN */
+        if (outputs)
+            put_output(r, LF_OUT_Z_LOSS, i, row.r * row.z, fabs(row.r) * row.z_mag,
+                       row.undecided || (zs == 0 && row.nonfinite));
     }
     free(lp);
-    if (p->reduction == LF_RED_NONE) return;
-    double v = sum.loss, mag = sum.mag, div = 1;
-    bool mean = p->reduction == LF_RED_MEAN;
-    /* empty: 0/0 = NaN; probabilities divide by input.numel() / C, and return
+    if (none) return;
+    double v = sum.t.loss, mag = sum.t.mag, div = 1;
+    bool mean = p->reduction == LF_RED_MEAN, undecided = sum.t.undecided;
+    /* empty: 0/0 = NaN; probabilities divide by input.numel() / C (the rows' mask where given), and return
      * NaN for an input without elements (C = 0 too) */
     if (p->targets != LF_CLASS_TARGETS)
-        div = mean ? (p->targets == LF_PROB_TARGETS && p->C == 0 ? 0 : (double)rows) : 1;
+        div = mean ? (p->targets == LF_PROB_TARGETS && p->C == 0 ? 0 : sum.rows) : 1;
     else if (mean && p->one_d) { /* the 1-D reduce kernel: ignored gives 0, zero weight NaN */
-        v = sum.valid == 0 ? 0.0 : sum.w == 0 ? NAN : sum.loss / sum.w;
-        mag = sum.w == 0 ? 0 : mag / fabs(sum.w);
+        v = sum.t.valid == 0 ? 0.0 : sum.t.w == 0 ? NAN : sum.t.loss / sum.t.w;
+        mag = sum.t.w == 0 ? 0 : mag / fabs(sum.t.w);
     } else if (mean)
-        div = sum.w;
+        div = sum.t.w;
+    div = lf_spec_llm_divisor(c, div);
     if (div != 1) {
         v /= div;
         mag /= fabs(div);
     }
     if (eps > 0) {
-        double sdiv = mean ? lf_dtype_round(r->out_dtype, sum.smooth_w) : 1;
-        v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.smooth) / sdiv);
-        mag = (1 - eps) * mag + eps / (double)p->C * sum.smooth_mag / fabs(sdiv);
+        double sdiv = lf_spec_llm_divisor(c, mean ? lf_dtype_round(r->out_dtype, sum.t.smooth_w) : 1);
+        if (isfinite(sum.t.smooth) && !isfinite(lf_dtype_round(r->out_dtype, sum.t.smooth))) undecided = true;
+        v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.t.smooth) / sdiv, &undecided);
+        mag = (1 - eps) * mag + eps / (double)p->C * sum.t.smooth_mag / fabs(sdiv);
     }
+    /* the z-loss: a mean over the counted rows (Liger's), or n_items; off, it adds 0 - returned as a mean over
+     * no rows it is 0 / 0, NaN by the definition, 0 by a kernel that skips what is off: either */
+    double d_z = lf_spec_llm_divisor(c, mean ? sum.counted : 1);
+    double zv = zs != 0 ? sum.z / d_z : 0, z_mag = zs != 0 ? sum.z_mag / fabs(d_z) : 0;
     /* PyTorch sums losses and weights in float for every input but float64:
      * terms past float's range overflow its sums (inf, or a mean of 0 over a
      * total weight of -inf) where float64's do not. */
     double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
-    double terms = sum.mag + sum.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
+    double terms = sum.t.mag + sum.t.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
     /* ... and a mean over a total weight float holds only as a subnormal is flushed or not */
     double acc_min = c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN;
-    bool subnormal_w = mean && p->targets == LF_CLASS_TARGETS && sum.w != 0 && fabs(sum.w) < acc_min;
-    if (sum.undecided || subnormal_w || (isfinite(terms) && terms > acc_max) ||
-        (isfinite(sum.w_mag) && sum.w_mag > acc_max))
-        mag = LF_SCALE_UNDECIDED;
-    put(r, 0, v, mag);
+    bool subnormal_w =
+        mean && div == sum.t.w && p->targets == LF_CLASS_TARGETS && sum.t.w != 0 && fabs(sum.t.w) < acc_min;
+    undecided |= subnormal_w || (isfinite(terms) && terms > acc_max) ||
+                 (isfinite(sum.t.w_mag) && sum.t.w_mag > acc_max) || (isfinite(sum.z_mag) && fabs(sum.z) > acc_max);
+    put(r, 0, v + zv, undecided ? LF_SCALE_UNDECIDED : mag + z_mag);
+    if (outputs) put_output(r, LF_OUT_Z_LOSS, 0, zv, z_mag, undecided || (zs == 0 && (d_z == 0 || sum.nonfinite)));
 }
 
 void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r)
@@ -322,10 +398,7 @@ void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *
             lf_spec_device_assert(c, &p, LF_K_GATHER, gathered, r);
             return;
         }
-        if (lf_case_beyond_pytorch(c))
-            lf_spec_llm_values(c, &p, r);
-        else
-            spec_values(c, &p, r);
+        lf_spec_values(c, &p, r);
         lf_spec_mark_narrowed(c, &p, r);
         return;
     }

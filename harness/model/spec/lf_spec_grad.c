@@ -15,8 +15,12 @@ typedef struct {
     const lf_case *c;
     const lf_problem *p;
     lf_result *g;
-    double *lp;
+    double *lp, *dydx;
     double W, W_mag;
+    /* the LLM family's, per row: the row's terms; the z-loss's coefficient 2 z_loss_scale up r / divisor
+     * (d z / d y_k = that times lse p_k); what d y / d x's rounding adds, relatively (the cap's) */
+    const lf_row *row;
+    double zc, dydx_err;
 } grad_ctx;
 
 static void put(lf_result *g, int64_t at, double v, double mag)
@@ -46,6 +50,20 @@ static double sum_scale(const lf_problem *p, double pk, double lp, double extra)
     double eps = lf_dtype_eps((lf_dtype)p->in_dtype), terms = 1 + fabs(lp) + extra, E = eps * terms;
     double off = E < 1e-3 ? pk * terms : fmax(fmin(1.0, exp(lp + E)) - pk, pk - exp(lp - E)) / eps;
     return off * (1 + (double)p->C / 64);
+}
+
+/* Class k's gradient with respect to the row's logits y, v (its magnitude mag), plus the family's z-loss,
+ * times d y / d x: the input's gradient (with every option off, v itself). */
+static void put_class(const grad_ctx *x, int64_t base, int64_t k, double v, double mag, double pk, bool undecided)
+{
+    const lf_problem *p = x->p;
+    const lf_row *row = x->row;
+    double zb = x->zc * row->lse, d = x->dydx[k];
+    if (zb != 0) { /* p_k's error (sum_scale) times lse, and lse's own times p_k */
+        v += zb * pk;
+        mag += fabs(zb) * sum_scale(p, pk, x->lp[k], row->extra) + fabs(x->zc) * pk * row->lse_extra;
+    }
+    put(x->g, base + k * p->S, v * d, undecided ? LF_SCALE_UNDECIDED : mag * fabs(d) + fabs(v * d) * x->dydx_err);
 }
 
 /* A class-index row, in PyTorch's order: the log-probabilities' gradient
@@ -84,7 +102,7 @@ static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up,
         double mag = fabs(a) * (sum_scale(p, pk, x->lp[k], extra) + onehot) +
                      (eps > 0 ? fabs(b) * (W_mag * sum_scale(p, pk, x->lp[k], extra) + fabs(wk)) : 0) +
                      up_off * (fabs((1 - eps) * wt) * (onehot + pk) + (eps > 0 ? eps / (double)p->C * W_mag : 0));
-        put(x->g, base + k * p->S, v, undecided ? LF_SCALE_UNDECIDED : mag);
+        put_class(x, base, k, v, mag, pk, undecided);
     }
 }
 
@@ -105,8 +123,8 @@ static void prob_row(const grad_ctx *x, int64_t base, double up, double extra)
     for (int64_t k = 0; k < p->C; k++) {
         double tk = lf_spec_prob_target(x->c, p, base, k);
         double wk = lf_spec_weight(x->c, k), pk = exp(x->lp[k]);
-        put(x->g, base + k * p->S, up * (pk * wt_sum - wk * tk),
-            undecided ? LF_SCALE_UNDECIDED : fabs(up) * (sum_scale(p, pk, x->lp[k], extra) * wt_mag + fabs(wk * tk)));
+        put_class(x, base, k, up * (pk * wt_sum - wk * tk),
+                  fabs(up) * (sum_scale(p, pk, x->lp[k], extra) * wt_mag + fabs(wk * tk)), pk, undecided);
     }
 }
 
@@ -141,7 +159,8 @@ static double class_weight_sum(const lf_case *c, const lf_problem *p, int64_t ro
     *mag = 0;
     for (int64_t i = 0; i < rows; i++) {
         int64_t t = lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
-        if (t != c->ignore_index) d += lf_spec_weight(c, t), *mag += fabs(lf_spec_weight(c, t));
+        double r = lf_spec_llm_mask(c, i);
+        if (t != c->ignore_index && r != 0) d += r * lf_spec_weight(c, t), *mag += fabs(r * lf_spec_weight(c, t));
     }
     return d;
 }
@@ -153,8 +172,9 @@ static double smooth_weight_sum(const lf_case *c, const lf_problem *p, int64_t r
     double d = 0;
     for (int64_t i = 0; i < rows; i++) {
         int64_t raw = lf_load_i64(c->target.data, c->target.dtype, i);
-        if (lf_smooth_kept(raw, c->ignore_index, c->target.dtype))
-            d += raw >= 0 && raw < p->C ? lf_spec_weight(c, raw) : 0;
+        double r = lf_spec_llm_mask(c, i);
+        if (lf_smooth_kept(raw, c->ignore_index, c->target.dtype) && r != 0)
+            d += raw >= 0 && raw < p->C ? r * lf_spec_weight(c, raw) : 0;
     }
     return d;
 }
@@ -172,17 +192,36 @@ static void wrapped_undecided(const lf_case *c, const lf_problem *p, lf_result *
     for (int64_t i = 0; wrapped && i < g->n; i++) g->scales[i] = LF_SCALE_UNDECIDED;
 }
 
+/* The rows the z-loss's mean counts (the mask's sum over rows not ignored; Liger's), and a probability
+ * mean's divisor: the mask's sum over every row. */
+static double counted_rows(const lf_case *c, const lf_problem *p, int64_t rows, bool all)
+{
+    double d = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t t =
+            all ? 0 : lf_label_read(p->kernel_id, c->target.dtype, lf_load_i64(c->target.data, c->target.dtype, i));
+        if (all || t != c->ignore_index) d += lf_spec_llm_mask(c, i);
+    }
+    return d;
+}
+
+/* A row the loss mask leaves out (0): its gradient is 0 by the definitions, 0 * NaN where a term is inf or
+ * NaN (a logit, a weight; a mean's divisor of 0), and 0 by a kernel that skips the row: that is not judged. */
+static void masked_row(const grad_ctx *x, int64_t base, bool undecided)
+{
+    for (int64_t k = 0; k < x->p->C; k++) {
+        undecided |= !isfinite(lf_spec_weight(x->c, k)) || !isfinite(x->lp[k]);
+        put(x->g, base + k * x->p->S, 0, 0);
+    }
+    for (int64_t k = 0; undecided && k < x->p->C; k++) x->g->scales[base + k * x->p->S] = LF_SCALE_UNDECIDED;
+}
+
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g)
 {
     lf_problem p;
     lf_result_init(g);
     if (!lf_spec_plan(c, &p, g)) return;
     p.logit_extra = logit_extra;
-    if (lf_case_beyond_pytorch(c)) {
-        lf_spec_llm_grad(c, &p, upstream, g);
-        wrapped_undecided(c, &p, g);
-        return;
-    }
     if (p.targets == LF_CLASS_TARGETS && c->input.ndim == 1 && c->target.ndim == 1 && p.C != 1) {
         /* forward takes a 1-D input with a [1] target; nll_loss_backward's meta function (no batch dim only for a
          * 0-D target) does not (torch 2.15, CPU: device-independent code) */
@@ -191,7 +230,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
         return;
     }
     int64_t rows = p.targets == LF_BINARY_TARGETS ? p.N : p.one_d ? 1 : p.N * p.S;
-    double *lp = p.targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(p.C + 1)) : NULL;
+    double *lp = p.targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(2 * p.C + 2)) : NULL;
     if (!lf_result_alloc_values(g, c->input.numel, true) || (p.targets != LF_BINARY_TARGETS && !lp)) {
         free(lp);
         lf_result_error(g, "internal", "MemoryError", "out of memory");
@@ -203,49 +242,76 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     if (p.targets != LF_CLASS_TARGETS) g->tol_dtype = lf_dtype_coarsest(g->tol_dtype, c->target.dtype);
     for (int64_t i = 0; i < c->input.numel; i++) put(g, i, 0, 0);
     bool none = p.reduction == LF_RED_NONE, mean = p.reduction == LF_RED_MEAN;
-    double d_mag = 0, d = p.targets == LF_CLASS_TARGETS ? class_weight_sum(c, &p, rows, &d_mag) : (double)rows;
-    double d_s = p.targets == LF_CLASS_TARGETS && p.label_smoothing > 0 ? smooth_weight_sum(c, &p, rows) : d;
-    grad_ctx x = {c, &p, g, lp, 0, 0};
-    for (int64_t k = 0; p.targets == LF_CLASS_TARGETS && p.label_smoothing > 0 && k < p.C; k++) {
+    bool classes = p.targets == LF_CLASS_TARGETS, probs = p.targets == LF_PROB_TARGETS;
+    double d_mag = 0, d = classes ? class_weight_sum(c, &p, rows, &d_mag)
+                          : probs ? counted_rows(c, &p, rows, true)
+                                  : (double)rows;
+    double d_s = classes && p.label_smoothing > 0 ? smooth_weight_sum(c, &p, rows) : d;
+    /* the reductions' divisors: the mean's, or n_items (lf_spec_llm_divisor); the z-loss's over counted rows */
+    double div = none ? 1 : lf_spec_llm_divisor(c, mean ? d : 1),
+           div_s = none ? 1 : lf_spec_llm_divisor(c, mean ? d_s : 1);
+    double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
+    double d_z = zs == 0 || none ? 1 : lf_spec_llm_divisor(c, mean ? counted_rows(c, &p, rows, !classes) : 1);
+    /* a kernel's d y / d x = scale (1 - tanh^2) in float: tanh's few units of error, absolute, are a large part of
+     * 1 - tanh^2 where the cap saturates (6e-5 of it at tanh(-4)); said in units of the tolerance */
+    double rtol, atol, unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    lf_dtype_tolerance(g->tol_dtype, &rtol, &atol);
+    double cap_err = c->llm[LF_LLM_SOFTCAP] > 0 ? 4 * unit * fabs(c->llm[LF_LLM_LOGIT_SCALE]) / rtol : 0;
+    lf_row row = {.r = 1};
+    grad_ctx x = {c, &p, g, lp, lp ? lp + p.C + 1 : NULL, 0, 0, &row, 0, cap_err};
+    for (int64_t k = 0; classes && p.label_smoothing > 0 && k < p.C; k++) {
         x.W += lf_spec_weight(c, k);
         x.W_mag += fabs(lf_spec_weight(c, k));
     }
+    /* a mean over a total weight of 0, or one float holds only as a subnormal: PyTorch's w_t * up / d is NaN,
+     * inf - inf, or flushed */
+    bool bad_div = !none && (fabs(div) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) ||
+                             (mean && div == d && past_range(&x, d_mag)));
     for (int64_t i = 0; i < rows; i++) {
-        double up = none ? upstream[i] : mean ? upstream[0] / d : upstream[0];
+        double up0 = none ? upstream[i] : upstream[0], up = up0 / div;
         int64_t base = (i / p.S) * p.C * p.S + i % p.S;
         if (p.targets == LF_BINARY_TARGETS) {
             bce_element(&x, i, up);
             continue;
         }
-        double extra = lf_spec_row_log_softmax(c, &p, base, lp);
-        if (p.targets == LF_PROB_TARGETS) {
+        double extra = lf_spec_row_log_softmax(c, &p, i, base, lp, x.dydx, &row);
+        int64_t t = classes ? lf_label_read(lf_backward_kernel(p.kernel_id), c->target.dtype,
+                                            lf_load_i64(c->target.data, c->target.dtype, i))
+                            : 0;
+        bool ignored = classes && t == c->ignore_index;
+        lf_spec_llm_row(c, &p, !ignored, rtol, &row);
+        x.zc = zs != 0 && !ignored ? 2 * zs * up0 * row.r / d_z : 0;
+        if (row.r == 0 && !ignored) {
+            masked_row(&x, base,
+                       row.undecided || (mean && bad_div) || (classes && p.label_smoothing > 0 && !isfinite(x.W_mag)));
+            continue;
+        }
+        up *= row.r;
+        if (probs) {
             prob_row(&x, base, up, extra);
             continue;
         }
         /* the backward kernels' label: int64, as label smoothing's mask reads it */
-        int64_t t = lf_label_read(lf_backward_kernel(p.kernel_id), c->target.dtype,
-                                  lf_load_i64(c->target.data, c->target.dtype, i));
-        if (t != c->ignore_index && !(t >= 0 && t < p.C)) { /* PyTorch's backward asserts (lf_spec_backward_assert) */
+        if (!ignored && !(t >= 0 && t < p.C)) { /* PyTorch's backward asserts (lf_spec_backward_assert) */
             for (int64_t k = 0; k < p.C; k++) put(g, base + k * p.S, 0, LF_SCALE_UNDECIDED);
             continue;
         }
-        if (t == c->ignore_index) { /* nll and the smoothing term both leave it out: 0 */
+        if (ignored) { /* nll and the smoothing term both leave it out: 0 */
             /* ... through log_softmax's backward, g - p * sum(g): NaN
              * everywhere when smoothing's masked 0 meets an infinite weight
              * (0 * inf), and NaN where p is NaN: there a fused kernel that
              * skips the ignored row writes 0 for the same loss, and neither
-             * answer is judged */
+             * answer is judged; so where the options made a logit inf (torch's
+             * composition's NaN) */
             for (int64_t k = 0; p.log_softmax && k < p.C; k++)
                 if (p.label_smoothing > 0 && !isfinite(x.W_mag))
                     put(g, base + k * p.S, NAN, 0);
-                else if (isnan(lp[k]))
+                else if (isnan(lp[k]) || row.made)
                     put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
             continue;
         }
-        /* a mean over a total weight of 0, or one float holds only as a
-         * subnormal: PyTorch's w_t * up / d is NaN, inf - inf, or flushed */
-        class_row(&x, base, t, up, mean ? upstream[0] / d_s : up, mean ? up_rounding(c->input.dtype, up) : 0, extra,
-                  mean && (fabs(d) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) || past_range(&x, d_mag)));
+        class_row(&x, base, t, up, row.r * up0 / div_s, mean ? up_rounding(c->input.dtype, up) : 0, extra,
+                  bad_div || row.undecided);
     }
     free(lp);
     wrapped_undecided(c, &p, g);
