@@ -37,7 +37,8 @@ The LLM family (docs/llm-cross-entropy.md), none of it unless claimed:
                     "z_loss_scale": "lse_square_scale"},   # (logit_scale, n_items, loss_mask; or any option)
         "outputs": ["loss", "z_loss"],               # your return order; "lse" too
         "vocab_last": True,                          # logits [B, T, V], the classes last
-        "vocab_parallel": {"group": "group", "uneven_shards": True},  # with --world-size W
+        "vocab_parallel": {"group": "group", "split": "any", "empty_shards": True},  # with --world-size W
+        "ranges": {"logit_scale": [1e-6, 1e6]},      # an option's values it takes (its off value inside)
 
 A key left out claims everything lossfuzz can send, except "losses" (both
 kinds of cross_entropy) and "guarded" (False). A guarded callable promises to
@@ -54,7 +55,7 @@ from lossfuzz_triton_compat import enable_interpreter
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
               "max_spatial_dims", "backward", "max_numel",
               "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "accept",
-              "options", "outputs", "vocab_last", "vocab_parallel")
+              "options", "outputs", "vocab_last", "vocab_parallel", "ranges")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
 # A kernel's exception of these types is a bug in it (kernel_failed), not a
 # rejection of the call: PyTorch and guarded kernels raise RuntimeError,

@@ -36,13 +36,18 @@ def free_port():
 
 
 def die_with_parent():
-    """A rank dies with the worker (the executor's watchdog kills the worker, not its children)."""
+    """This process dies with the one that started it: a rank with its worker (the executor's watchdog kills
+    the worker, not its children), a worker with its lossfuzz, whatever the engine and however it ends - a
+    kernel that hangs would keep a worker busy long after the campaign (issue 38, item 9)."""
+    parent = os.getppid()
     try:
         import ctypes
         import signal
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass
+        return
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
 
 
 def rank_main(rank, world_size, port, kernel_spec, device_type, conn):

@@ -447,6 +447,8 @@ def main(argv=None):
                    help="a vocabulary-parallel kernel: run it on W ranks joined in a torch.distributed group "
                         "(gloo on the CPU, NCCL on CUDA), each given its shard of the classes")
     args = p.parse_args(argv)
+    from lossfuzz_ranks import die_with_parent
+    die_with_parent()
     try:
         read_describe(args.describe)
     except (ValueError, KeyError, TypeError) as exc:

@@ -127,8 +127,12 @@ static void judge_valid(const lf_case *c, const lf_kernel_deviations *d, lf_verd
             lf_finding_signature(c, "dtype-mismatch/kernel", sig, sizeof sig);
             lf_accept(v, sig, "float32_result: a float32 result for low-precision input");
         }
-        lf_compare_values(v, "kernel", k);
-        judge_low_precision(c, v);
+        /* PyTorch's number where its labels wrapped or narrowed is not the loss asked for (lf_spec_mark_narrowed):
+         * neither it nor the kernel's is judged; a kernel that refuses the call is right */
+        if (!s->silent[0]) {
+            lf_compare_values(v, "kernel", k);
+            judge_low_precision(c, v);
+        }
         lf_compare_outputs(v, "kernel", k);
         judge_backward(c, d, v);
     }

@@ -53,3 +53,45 @@ def lse_rounded_first(input, target, **options):
 
 lse_rounded_first.lossfuzz_claims = dict(cross_entropy.lossfuzz_claims, features=[], reductions=["mean"],
                                          input_dtypes=["float32"], target_dtypes=["int64"])
+
+
+def in_float32(input, target, weight=None, **options):
+    """The definitions as fused kernels compute them: a 16-bit input's whole loss in float32, the results
+    rounded to its dtype once. Correct: where PyTorch's own float16 intermediates overflow (a smoothing sum
+    past 65504) its inf is the dtype's, and this kernel's number passes."""
+    import torch
+    low = input.dtype in (torch.float16, torch.bfloat16)
+    if low:
+        if "loss_mask" in options and options["loss_mask"] is not None:
+            options["loss_mask"] = options["loss_mask"].float() if options["loss_mask"].is_floating_point() \
+                else options["loss_mask"]
+        weight = weight.float() if weight is not None and weight.is_floating_point() else weight
+        target = target.float() if target.is_floating_point() else target
+    loss, z_loss, lse = cross_entropy(input.float() if low else input, target, weight=weight, **options)
+    return loss.to(input.dtype), z_loss.to(input.dtype), lse.to(input.dtype)
+
+
+in_float32.lossfuzz_claims = cross_entropy.lossfuzz_claims
+
+
+def cap_in_input_dtype(input, target, logit_scale=1.0, softcap=0.0, **options):
+    """A planted bug: the scale and the cap computed in the input's dtype (a bfloat16 tanh of -0.998 is -1,
+    its gradient 0), which a reference composed in bfloat16 would forgive (issue 38, item 4)."""
+    import torch
+    y = input * logit_scale if logit_scale != 1.0 else input
+    if softcap > 0:
+        y = softcap * torch.tanh(y / softcap)
+    return cross_entropy(y, target, **options)
+
+
+cap_in_input_dtype.lossfuzz_claims = dict(cross_entropy.lossfuzz_claims, input_dtypes=["bfloat16"],
+                                          losses=["cross_entropy"])
+
+
+def positive_scale(input, target, logit_scale=1.0, **options):
+    """The composition behind flash-attention's check: it asserts logit_scale > 0, and claims that range."""
+    assert logit_scale > 0, "logit_scale must be positive"
+    return cross_entropy(input, target, logit_scale=logit_scale, **options)
+
+
+positive_scale.lossfuzz_claims = dict(cross_entropy.lossfuzz_claims, ranges={"logit_scale": [1e-6, 1e6]})

@@ -64,10 +64,25 @@ clean "$vp" 2
 comp=py:$k/composition.py
 expect 0 "3 passed, 0 failed" "$lossfuzz" check --kernel "$comp:cross_entropy" $k/cases/softcap_saturated_grad.json \
     $k/cases/plain_call_lse.json $k/cases/lse_rounded_plain.json
+# One set of rules (issue 38): the family's cases judged by PyTorch's rules and rounding points - the composition
+# and the same computed in float32 (as fused kernels do) both pass; each case failed one of them before.
+one_rules="bf16_zloss_lse_grad masked_row_inf_probability zero_weight_smoothing_softcap zloss_large_lse_grad
+    softcap_backward_overflow bf16_cap_saturated_grad u8_wrapped_ignore_smoothing ignored_inf_weight_smoothing_softcap
+    subnormal_weight_zloss scaled_past_float f16_smoothing_sum_overflow"
+one_rules=$(for c in $one_rules; do printf '%s ' "$k/cases/$c.json"; done)
+expect 0 "11 passed, 0 failed" "$lossfuzz" check --kernel "$comp:cross_entropy" $one_rules
+expect 0 "11 passed, 0 failed" "$lossfuzz" check --kernel "$comp:in_float32" $one_rules
+# ... and the cap in bfloat16 (-0.998 is -1 there, its gradient 0), which a reference composed in bfloat16 forgave
+expect 1 "d input[0] = 0, spec 0.0153198242" "$lossfuzz" check --kernel "$comp:cap_in_input_dtype" \
+    $k/cases/bf16_cap_saturated_grad.json
 expect 1 "output-mismatch/kernel/lse: kernel lse[0] = 0.407605886, spec 3.40760589" "$lossfuzz" check \
     --kernel "$comp:lse_without_max" $k/cases/plain_call_lse.json
 expect 1 "0 passed, 2 failed" "$lossfuzz" check --kernel "$comp:lse_rounded_first" $k/cases/lse_rounded_plain.json \
     $k/cases/lse_rounded_n_items.json
+# Option ranges: the byte format makes a logit_scale of -1; a kernel claiming scales above 0 is not sent it.
+expect 0 '"logit_scale": -1.0' "$lossfuzz" show --target fuzz_llm corpus/fuzz_llm/52780aced8737f842eb9de23ec2d2cb6fd227f2a
+expect 0 "0 passed, 0 failed, 0 unusable, 1 skipped" "$lossfuzz" check --kernel "$comp:positive_scale"     $k/cases/negative_scale.json
+expect 0 "1 passed, 0 failed" "$lossfuzz" check --kernel "$comp:cross_entropy" $k/cases/negative_scale.json
 # A vocabulary-parallel LM head: its weight's rows sharded, d hidden whole; without its all-reduce, found.
 expect 0 "1 passed, 0 failed" "$lossfuzz" check --world-size 2 \
     --kernel "py:$k/vocab_parallel_ce.py:vocab_parallel_linear_cross_entropy" $k/cases/linear_two_ranks.json

@@ -127,7 +127,7 @@ CLAIMS = {"name": "vocab_parallel_ce", "guarded": False, "losses": ["cross_entro
           "input_dtypes": ["float32", "float64"], "target_dtypes": ["int64"],
           "reductions": ["none", "mean", "sum"], "features": ["ignore_index", "label_smoothing"],
           "max_spatial_dims": 0, "backward": True,
-          "vocab_parallel": {"group": "group", "uneven_shards": True}}  # the group's keyword; V_r may differ
+          "vocab_parallel": {"group": "group", "split": "any", "empty_shards": True}}  # any cuts, V_r = 0 too
 vocab_parallel_cross_entropy.lossfuzz_claims = CLAIMS
 
 

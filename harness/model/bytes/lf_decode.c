@@ -586,7 +586,8 @@ static void decode_llm(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_
         double v = tables[k][pick[k]];
         if (k == LF_LLM_N_ITEMS && (c->reduction == LF_REDUCTION_NONE || c->reduction == LF_REDUCTION_INVALID))
             continue;
-        c->llm[k] = v == LF_P_N_COUNTED ? (counted ? (double)counted : 1.0) : v;
+        /* (the sentinel is n_items' only: logit_scale's -1 is a value, flash-attention's assert's) */
+        c->llm[k] = k == LF_LLM_N_ITEMS && v == LF_P_N_COUNTED ? (counted ? (double)counted : 1.0) : v;
         c->llm_given |= 1u << k;
     }
     int mask = a / 64;

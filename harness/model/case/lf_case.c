@@ -186,7 +186,9 @@ int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first)
         for (int k = 0; k < r; k++) *first += c->shards[k];
         return c->shards[r];
     }
-    int64_t even = (V + w - 1) / w; /* Megatron's and flash-attn's split: ceil(V / w) each, the last the rest */
+    /* lossfuzz's even split: ceil(V / w) each, the last the rest (empty shards where V is small: V = 4, w = 3
+     * gives [2, 2, 0]); where w divides V it is Megatron's and flash-attention's rank * V / w */
+    int64_t even = (V + w - 1) / w;
     *first = even * r < V ? even * r : V;
     return (*first + even < V ? *first + even : V) - *first;
 }

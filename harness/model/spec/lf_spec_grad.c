@@ -59,11 +59,18 @@ static void put_class(const grad_ctx *x, int64_t base, int64_t k, double v, doub
     const lf_problem *p = x->p;
     const lf_row *row = x->row;
     double zb = x->zc * row->lse, d = x->dydx[k];
-    if (zb != 0) { /* p_k's error (sum_scale) times lse, and lse's own times p_k */
+    if (zb != 0) {
+        /* p_k's error (sum_scale), and the p_k of lse's gradient, exp(y_k - lse), with lse rounded (its error,
+         * relative in p_k: logsumexp's own backward in float32, 1e4 + 0.69 known to 6e-4); lse's own times p_k */
         v += zb * pk;
-        mag += fabs(zb) * sum_scale(p, pk, x->lp[k], row->extra) + fabs(x->zc) * pk * row->lse_extra;
+        mag += fabs(zb) * (sum_scale(p, pk, x->lp[k], row->extra) + pk * row->lse_extra) +
+               fabs(x->zc) * pk * row->lse_extra;
     }
-    put(x->g, base + k * p->S, v * d, undecided ? LF_SCALE_UNDECIDED : mag * fabs(d) + fabs(v * d) * x->dydx_err);
+    /* the cap's backward multiplies by softcap before it divides (torch's tanh chain): past the dtype there, its
+     * inf where a kernel keeps a number */
+    double cap = x->c->llm[LF_LLM_SOFTCAP];
+    undecided |= cap > 0 && past_range(x, fabs(v) * fmax(1, cap) * fmax(1, fabs(x->c->llm[LF_LLM_LOGIT_SCALE])));
+    put(x->g, base + k * p->S, v * d, undecided ? LF_SCALE_UNDECIDED : mag * fabs(d) + fabs(v) * x->dydx_err);
 }
 
 /* A class-index row, in PyTorch's order: the log-probabilities' gradient
@@ -206,11 +213,14 @@ static double counted_rows(const lf_case *c, const lf_problem *p, int64_t rows, 
 }
 
 /* A row the loss mask leaves out (0): its gradient is 0 by the definitions, 0 * NaN where a term is inf or
- * NaN (a logit, a weight; a mean's divisor of 0), and 0 by a kernel that skips the row: that is not judged. */
+ * NaN (a logit, a weight, a target probability; a mean's divisor of 0), and 0 by a kernel that skips the row:
+ * that is not judged. */
 static void masked_row(const grad_ctx *x, int64_t base, bool undecided)
 {
+    bool probs = x->p->targets == LF_PROB_TARGETS;
     for (int64_t k = 0; k < x->p->C; k++) {
-        undecided |= !isfinite(lf_spec_weight(x->c, k)) || !isfinite(x->lp[k]);
+        undecided |= !isfinite(lf_spec_weight(x->c, k)) || !isfinite(x->lp[k]) ||
+                     (probs && !isfinite(lf_spec_prob_target(x->c, x->p, base, k)));
         put(x->g, base + k * x->p->S, 0, 0);
     }
     for (int64_t k = 0; undecided && k < x->p->C; k++) x->g->scales[base + k * x->p->S] = LF_SCALE_UNDECIDED;
@@ -282,8 +292,8 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
         lf_spec_llm_row(c, &p, !ignored, rtol, &row);
         x.zc = zs != 0 && !ignored ? 2 * zs * up0 * row.r / d_z : 0;
         if (row.r == 0 && !ignored) {
-            masked_row(&x, base,
-                       row.undecided || (mean && bad_div) || (classes && p.label_smoothing > 0 && !isfinite(x.W_mag)));
+            bool inf_smoothing = classes && p.label_smoothing > 0 && !isfinite(x.W_mag);
+            masked_row(&x, base, row.undecided || (mean && bad_div) || inf_smoothing);
             continue;
         }
         up *= row.r;

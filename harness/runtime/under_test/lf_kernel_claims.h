@@ -31,13 +31,27 @@ typedef struct {
  * "logit_softcapping", ...}, any option of lossfuzz's renamed the same way),
  * the outputs it returns besides the loss ("outputs": ["loss", "z_loss"],
  * its return order), the class dim last ("vocab_last": [B, T, V] logits),
- * and vocabulary parallelism ("vocab_parallel": {"group": KEYWORD,
- * "uneven_shards": BOOL}) on the worker's world_size ranks. None by default:
- * a kernel that says nothing is sent none of it. */
+ * and vocabulary parallelism ("vocab_parallel": {"group": KEYWORD, "split":
+ * "divisible" | "even" | "any", "empty_shards": BOOL}) on the worker's
+ * world_size ranks, and the range of each option's values it takes ("ranges":
+ * {NAME: [LOW, HIGH]}). None by default: a kernel that says nothing is sent
+ * none of it. */
+typedef enum {
+    LF_SPLIT_EVEN,      /* ceil(V / W) classes a rank, the last the rest (lf_case_shard): the default */
+    LF_SPLIT_DIVISIBLE, /* V / W each, V a multiple of W only: Megatron's and flash-attention's (rank * V / W) */
+    LF_SPLIT_ANY        /* any consecutive cuts (the old "uneven_shards": true, empty shards included) */
+} lf_split;
+
 typedef struct {
     unsigned options; /* LF_OPT_LLM bits */
     unsigned outputs; /* 1 << lf_llm_output */
-    bool vocab_last, vocab_parallel, uneven_shards;
+    bool vocab_last, vocab_parallel;
+    lf_split split;
+    bool empty_shards; /* a rank may hold no class (even V = 4, W = 3 gives [2, 2, 0]) */
+    /* each option's values it takes where it says (1 << k in ranged: "ranges": {"logit_scale": [1e-6, 1e6]};
+     * flash-attention asserts a scale > 0), else any */
+    unsigned ranged;
+    double lo[LF_LLM_COUNT], hi[LF_LLM_COUNT];
     int world_size; /* the ranks its worker runs it on (0: one process, not vocabulary-parallel) */
 } lf_llm_claims;
 

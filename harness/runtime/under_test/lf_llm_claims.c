@@ -1,6 +1,7 @@
 /* lf_llm_claims.c - what a kernel claims of the LLM cross-entropy family
  * (lf_kernel_claims.h, lf_llm_claims): its options and their keywords, its
  * outputs, the class dim last, vocabulary parallelism. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ static int option_bit(const char *name) /* an LF_OPT_* bit by its name, or 0 */
         if (!strcmp(name, lf_option_names[k])) return 1 << k;
     return 0;
 }
+
+static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size_t errlen);
 
 bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t errlen)
 {
@@ -51,13 +54,51 @@ bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t er
     }
     l->vocab_last = json_is_true(json_object_get(o, "vocab_last"));
     const json_t *vp = json_object_get(o, "vocab_parallel"), *ws = json_object_get(o, "world_size");
-    if (vp && !json_is_object(vp))
-        return fail(err, errlen, "\"vocab_parallel\" is {\"group\": KEYWORD, \"uneven_shards\": BOOL}");
+    const char *vp_form = "\"vocab_parallel\" is {\"group\": KEYWORD, \"split\": \"divisible\", \"even\" or "
+                          "\"any\", \"empty_shards\": BOOL}";
+    if (vp && !json_is_object(vp)) return fail(err, errlen, vp_form);
     l->vocab_parallel = vp != NULL;
-    l->uneven_shards = json_is_true(json_object_get(vp, "uneven_shards"));
+    /* "uneven_shards": true, the first form of the claim: any cuts, empty shards included */
+    bool any = json_is_true(json_object_get(vp, "uneven_shards"));
+    const json_t *split = json_object_get(vp, "split"), *empty = json_object_get(vp, "empty_shards");
+    static const char *const splits[] = {
+        [LF_SPLIT_EVEN] = "even", [LF_SPLIT_DIVISIBLE] = "divisible", [LF_SPLIT_ANY] = "any"};
+    l->split = any ? LF_SPLIT_ANY : LF_SPLIT_EVEN;
+    for (int k = 0; split && k < 3; k++)
+        if (json_is_string(split) && !strcmp(json_string_value(split), splits[k])) l->split = (lf_split)k, split = NULL;
+    if (split || (empty && !json_is_boolean(empty))) return fail(err, errlen, vp_form);
+    l->empty_shards = empty ? json_is_true(empty) : any;
     if (ws && (!json_is_integer(ws) || json_integer_value(ws) < 1 || json_integer_value(ws) > LF_MAX_WORLD))
         return fail(err, errlen, "\"world_size\" is 1 to 8");
     l->world_size = ws ? (int)json_integer_value(ws) : 0;
+    return parse_ranges(json_object_get(o, "ranges"), l, err, errlen);
+}
+
+/* "ranges": {NAME: [LOW, HIGH]}, an option of the family's each, LOW <= its off value <= HIGH (a kernel takes
+ * the option off) */
+static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size_t errlen)
+{
+    const char *name;
+    const json_t *v;
+    if (ranges && !json_is_object(ranges)) return fail(err, errlen, "\"ranges\" maps options to [LOW, HIGH]");
+    json_object_foreach((json_t *)ranges, name, v)
+    {
+        int k = 0;
+        while (k < LF_LLM_COUNT && strcmp(name, lf_llm_names[k])) k++;
+        bool pair = json_is_array(v) && json_array_size(v) == 2 && json_is_number(json_array_get(v, 0)) &&
+                    json_is_number(json_array_get(v, 1));
+        double lo = pair ? json_number_value(json_array_get(v, 0)) : 0,
+               hi = pair ? json_number_value(json_array_get(v, 1)) : 0;
+        if (k == LF_LLM_COUNT || !pair || !(lo <= lf_llm_defaults[k] && lf_llm_defaults[k] <= hi)) {
+            snprintf(err, errlen,
+                     "kernel claims: \"ranges\" has \"%.40s\": an option of the family's (%s, ...) and [LOW, HIGH] "
+                     "around its off value",
+                     name, lf_llm_names[0]);
+            return false;
+        }
+        l->lo[k] = lo, l->hi[k] = hi;
+        l->ranged |= 1u << k;
+    }
     return true;
 }
 
@@ -72,9 +113,15 @@ void lf_llm_claims_json(const lf_llm_claims *l, json_t *o)
     json_object_set_new(o, "options", opts);
     json_object_set_new(o, "outputs", outputs);
     if (l->vocab_last) json_object_set_new(o, "vocab_last", json_true());
+    static const char *const splits[] = {"even", "divisible", "any"};
     if (l->vocab_parallel)
-        json_object_set_new(o, "vocab_parallel", json_pack("{s:b}", "uneven_shards", l->uneven_shards));
+        json_object_set_new(o, "vocab_parallel",
+                            json_pack("{s:s, s:b}", "split", splits[l->split], "empty_shards", l->empty_shards));
     if (l->world_size) json_object_set_new(o, "world_size", json_integer(l->world_size));
+    json_t *ranges = json_object();
+    for (int k = 0; k < LF_LLM_COUNT; k++)
+        if (l->ranged >> k & 1) json_object_set_new(ranges, lf_llm_names[k], json_pack("[f, f]", l->lo[k], l->hi[k]));
+    json_object_set_new(o, "ranges", ranges);
 }
 
 /* The case's split of its classes is not the even one. */
@@ -93,6 +140,11 @@ const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c)
     static _Thread_local char why[96];
     for (int k = 0; k < LF_LLM_COUNT; k++)
         if ((c->llm_given >> k & 1) && !(l->options & LF_OPT_OF_LLM(k))) return lf_llm_names[k];
+    for (int k = 0; k < LF_LLM_COUNT; k++)
+        if ((c->llm_given >> k & 1) && (l->ranged >> k & 1) && !(c->llm[k] >= l->lo[k] && c->llm[k] <= l->hi[k])) {
+            snprintf(why, sizeof why, "%s %g (it claims %g to %g)", lf_llm_names[k], c->llm[k], l->lo[k], l->hi[k]);
+            return why;
+        }
     if (c->loss_mask.present && !(l->options & LF_OPT_LOSS_MASK)) return "loss_mask";
     if (c->input.ndim >= 3 && !lf_loss_of(c->loss)->fused_linear && c->vocab_last != l->vocab_last)
         return c->vocab_last ? "the class dim last" : "the class dim 1 (it claims vocab_last)";
@@ -101,9 +153,33 @@ const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c)
         snprintf(why, sizeof why, "world size %d (its worker runs %d)", c->world_size, want);
         return why;
     }
-    if (uneven(c) && !l->uneven_shards) return "uneven shards";
+    if (uneven(c) && l->split != LF_SPLIT_ANY) return "uneven shards";
+    int64_t V = lf_case_classes(c), first;
+    if (c->world_size > 1 && l->split == LF_SPLIT_DIVISIBLE && V % c->world_size) {
+        snprintf(why, sizeof why, "%lld classes over %d ranks (it claims divisible splits)", (long long)V,
+                 c->world_size);
+        return why;
+    }
+    for (int r = 0; c->world_size > 1 && !l->empty_shards && V > 0 && r < c->world_size; r++)
+        if (lf_case_shard(c, V, r, &first) == 0) return "an empty shard (it does not claim empty_shards)";
     if (l->vocab_parallel && lf_dtype_is_float(c->target.dtype)) return "probabilities under vocabulary parallelism";
     return NULL;
+}
+
+/* A loss mask of the rows' shape once the class dim moved (vocab_last as the kernel claims): the values again,
+ * in their order, or no mask where there is nothing to fill it with. */
+static void fit_mask(lf_case *c)
+{
+    int64_t shape[LF_MAX_DIMS];
+    char err[128];
+    int n = lf_case_row_shape(c, shape);
+    lf_tensor *m = &c->loss_mask, old = *m;
+    if (!m->present || (m->ndim == n && !memcmp(m->shape, shape, sizeof(int64_t) * (size_t)n))) return;
+    memset(m, 0, sizeof *m);
+    if (old.numel > 0 && lf_tensor_alloc(m, old.dtype, n, shape, err, sizeof err))
+        for (int64_t i = 0; i < m->numel; i++)
+            lf_store_f64(m->data, m->dtype, i, lf_load_f64(old.data, old.dtype, i % old.numel));
+    lf_tensor_free(&old);
 }
 
 void lf_llm_claims_fit(const lf_llm_claims *l, lf_case *c)
@@ -113,23 +189,29 @@ void lf_llm_claims_fit(const lf_llm_claims *l, lf_case *c)
             c->llm_given &= ~(1u << k);
             c->llm[k] = lf_llm_defaults[k];
         }
+    for (int k = 0; k < LF_LLM_COUNT; k++) /* a value outside the claimed range: the nearest inside */
+        if (l->ranged >> k & 1) c->llm[k] = fmin(fmax(c->llm[k], l->lo[k]), l->hi[k]);
     if (!(l->options & LF_OPT_LOSS_MASK) && c->loss_mask.present) lf_tensor_free(&c->loss_mask);
     if (c->llm[LF_LLM_N_ITEMS] > 0 && c->reduction == LF_REDUCTION_NONE) { /* n_items divides a sum */
         c->llm_given &= ~(1u << LF_LLM_N_ITEMS);
         c->llm[LF_LLM_N_ITEMS] = 0;
     }
     c->vocab_last = l->vocab_last;
+    fit_mask(c);
     c->world_size = l->vocab_parallel && l->world_size ? l->world_size : 1;
     int64_t V = lf_case_classes(c);
     c->n_shards = 0;
-    if (c->world_size > 1 && l->uneven_shards && V > 0 && (c->backward.seed & 1)) {
-        /* uneven: cuts from the case's seed, empty shards included */
+    /* a rank at least where empty shards are not claimed (fewer classes than ranks: the even split, skipped) */
+    int64_t least = l->empty_shards ? 0 : 1;
+    if (c->world_size > 1 && l->split == LF_SPLIT_ANY && V >= least * c->world_size && (c->backward.seed & 1)) {
+        /* uneven: cuts from the case's seed */
         uint64_t s = c->backward.seed;
-        int64_t left = V;
+        int64_t left = V - least * c->world_size;
         for (int r = 0; r < c->world_size; r++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
-            c->shards[r] = r == c->world_size - 1 ? left : (int64_t)((s >> 33) % (uint64_t)(left + 1));
-            left -= c->shards[r];
+            int64_t extra = r == c->world_size - 1 ? left : (int64_t)((s >> 33) % (uint64_t)(left + 1));
+            c->shards[r] = least + extra;
+            left -= extra;
         }
         c->n_shards = c->world_size;
     }
