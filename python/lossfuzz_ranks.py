@@ -146,6 +146,7 @@ class RankPool:
         self.outputs = tuple(claims.get("outputs") or ("loss",))
         self.keywords = dict(claims.get("options") or {})
         self.procs, self.conns = [], []
+        self.slowest = 0.0  # the slowest answer of the ranks so far, in seconds (the deadline's load factor)
         self.start()
 
     def start(self):
@@ -208,11 +209,15 @@ class RankPool:
         biases = torch.split(bias.detach().cpu(), sizes) if bias_split else [bias] * self.world_size
         tasks = []
         for r, piece in enumerate(pieces):
-            mine = [a.detach().cpu() for a in args]
-            mine[at] = piece.contiguous()
-            kw = dict(kwargs, linear_bias=biases[r].contiguous()) if bias is not None else dict(kwargs)
+            # each rank's tensors its own, as on separate GPUs: torch's pipes share CPU storage, and a shard cut from
+            # an expanded input (strides [1, 0]) is every rank's one element - a rank's in-place write would reach
+            # the others
+            mine = [a.detach().cpu().clone() for a in args]
+            mine[at] = piece.clone(memory_format=torch.contiguous_format)
+            kw = dict(kwargs, linear_bias=biases[r].clone(memory_format=torch.contiguous_format)) \
+                if bias is not None else dict(kwargs)
             tasks.append({"args": mine, "names": names, "outputs": self.outputs,
-                          "kwargs": {self.keywords.get(k, k): (v.detach().cpu() if torch.is_tensor(v) else v)
+                          "kwargs": {self.keywords.get(k, k): (v.detach().cpu().clone() if torch.is_tensor(v) else v)
                                      for k, v in kw.items()},
                           "keywords": self.keywords, "wanted": [name for name, _ in wanted],
                           "upstream": upstream.cpu() if upstream is not None else None})
@@ -271,7 +276,13 @@ class RankPool:
                 conn.send(task)
         except (BrokenPipeError, OSError):
             return self.failed("worker_crash", "a rank of the vocabulary-parallel kernel died")
-        deadline = time.monotonic() + RANK_TIMEOUT_S
+        # the deadline grows with the case (a microsecond an element each rank holds, at least) and with the
+        # machine's load (10 times the slowest answer so far, up to 5 deadlines): a loaded 2-core machine's slow
+        # rank is no hang
+        size = sum(sum(a.numel() for a in t["args"] if hasattr(a, "numel")) for t in tasks)
+        allowed = RANK_TIMEOUT_S + 1e-6 * size + min(10 * self.slowest, 5 * RANK_TIMEOUT_S)
+        started = time.monotonic()
+        deadline = started + allowed
         answers = []
         for r, (conn, proc) in enumerate(zip(self.conns, self.procs)):
             while not conn.poll(0.05):
@@ -279,12 +290,13 @@ class RankPool:
                     return self.failed("worker_crash", "rank %d of %d died (exit %s)" % (r, self.world_size,
                                                                                         proc.exitcode))
                 if time.monotonic() > deadline:
-                    return self.failed("rank_hang", "rank %d of %d gave no answer in %g s (a collective another "
-                                       "rank never joined?)" % (r, self.world_size, RANK_TIMEOUT_S))
+                    return self.failed("rank_hang", "rank %d of %d gave no answer in %.3g s (a collective another "
+                                       "rank never joined?)" % (r, self.world_size, allowed))
             try:
                 answers.append(conn.recv())
             except EOFError:
                 return self.failed("worker_crash", "rank %d of %d died" % (r, self.world_size))
+        self.slowest = max(self.slowest, time.monotonic() - started)
         return answers
 
     def failed(self, error, message):

@@ -25,3 +25,18 @@ cross_entropy.lossfuzz_claims = {
     # documented as (BT, V) logits: a 1-D input is outside its API, not a bug
     "accept": {"false-alarm/kernel[*1-D": "the API takes (BT, V) logits only"},
 }
+
+
+def cross_entropy_llm(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
+                      softcap=0.0, z_loss_scale=0.0):
+    """The same function with the LLM family's options it documents: softcap (None is off; it asserts a cap
+    above 0) and the z-loss (lse_square_scale), returned too (return_z_loss)."""
+    loss, z_loss = LigerCrossEntropyFunction.apply(input, target, weight, ignore_index, z_loss_scale, label_smoothing,
+                                                   reduction, softcap if softcap > 0 else None, True, False,
+                                                   False)[:2]
+    return loss, z_loss
+
+
+cross_entropy_llm.lossfuzz_claims = dict(
+    cross_entropy.lossfuzz_claims, name="Liger-Kernel 0.8.5 LigerCrossEntropyFunction, softcap and z-loss",
+    options={"softcap": "softcap", "z_loss_scale": "z_loss_scale"}, outputs=["loss", "z_loss"])

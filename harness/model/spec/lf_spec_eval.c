@@ -22,6 +22,14 @@ double lf_spec_weight(const lf_case *c, int64_t k)
     return c->weight.present ? lf_load_f64(c->weight.data, c->weight.dtype, k) : 1.0;
 }
 
+/* The relative unit the tolerance of a row's values is counted in. */
+static double tol_unit(const lf_case *c, const lf_problem *p)
+{
+    double rtol, atol;
+    lf_dtype_tolerance(lf_dtype_coarsest(c->input.dtype, p->out_dtype), &rtol, &atol);
+    return rtol;
+}
+
 /* lp[c] of one row, as at::log_softmax returns it (rounded to the input
  * dtype), of the row's logits (lf_spec_llm_logits: as given with every LLM
  * option off). Returns what the magnitude of lp[k]'s terms exceeds |lp[k]|
@@ -43,20 +51,11 @@ double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t i,
      * and the sum of C terms itself, accumulated in float below float64 (PyTorch's acc type): a kernel that
      * adds in order is off by up to C units of float in log(sum) (2.5e-4 for 19,938 classes on torch's CPU
      * spatial path), said here as the magnitude the oracle's tolerance needs to allow it */
-    double rtol, atol, unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
-    lf_dtype_tolerance(lf_dtype_coarsest(c->input.dtype, p->out_dtype), &rtol, &atol);
+    double rtol = tol_unit(c, p), unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
     double fused =
         p->logit_extra ? fabs(c->llm[LF_LLM_LOGIT_SCALE]) * p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0;
     row->extra = 2 * log(sum) + 1 + (double)p->C * unit / rtol + fused + lf_spec_llm_extra(c, rtol, row);
     return row->extra;
-}
-
-/* The relative unit the tolerance of a row's values is counted in. */
-static double tol_unit(const lf_case *c, const lf_problem *p)
-{
-    double rtol, atol;
-    lf_dtype_tolerance(lf_dtype_coarsest(c->input.dtype, p->out_dtype), &rtol, &atol);
-    return rtol;
 }
 
 /* A class-index row: nll_loss's term by the label its kernel reads (narrowed

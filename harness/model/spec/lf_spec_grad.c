@@ -240,8 +240,10 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
         return;
     }
     int64_t rows = p.targets == LF_BINARY_TARGETS ? p.N : p.one_d ? 1 : p.N * p.S;
-    double *lp = p.targets != LF_BINARY_TARGETS ? malloc(sizeof(double) * (size_t)(2 * p.C + 2)) : NULL;
-    if (!lf_result_alloc_values(g, c->input.numel, true) || (p.targets != LF_BINARY_TARGETS && !lp)) {
+    /* a row's log-probabilities and d y / d x; an empty batch may name any C, and needs none */
+    bool logits = rows > 0 && p.targets != LF_BINARY_TARGETS;
+    double *lp = logits ? malloc(sizeof(double) * (size_t)(2 * p.C + 2)) : NULL;
+    if (!lf_result_alloc_values(g, c->input.numel, true) || (logits && !lp)) {
         free(lp);
         lf_result_error(g, "internal", "MemoryError", "out of memory");
         return;

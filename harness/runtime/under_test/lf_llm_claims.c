@@ -160,7 +160,7 @@ const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c)
                  c->world_size);
         return why;
     }
-    for (int r = 0; c->world_size > 1 && !l->empty_shards && V > 0 && r < c->world_size; r++)
+    for (int r = 0; c->world_size > 1 && !l->empty_shards && r < c->world_size; r++) /* V = 0: every shard */
         if (lf_case_shard(c, V, r, &first) == 0) return "an empty shard (it does not claim empty_shards)";
     if (l->vocab_parallel && lf_dtype_is_float(c->target.dtype)) return "probabilities under vocabulary parallelism";
     return NULL;
