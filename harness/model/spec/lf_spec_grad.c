@@ -318,7 +318,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
             for (int64_t k = 0; p.log_softmax && k < p.C; k++)
                 if (p.label_smoothing > 0 && !isfinite(x.W_mag))
                     put(g, base + k * p.S, NAN, 0);
-                else if (isnan(lp[k]) || row.made)
+                else if (isnan(lp[k]) || row.made || row.undecided)
                     put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
             continue;
         }

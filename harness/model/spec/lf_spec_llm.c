@@ -62,8 +62,12 @@ void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double
     double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
     row->lse_extra = row->extra + fabs(row->lse) * unit_of(c) / tol_unit; /* and lse's max's rounding */
     row->counted = counted;
-    if (!counted) { /* ignored: 0 whatever its logits, neither counted nor differentiated */
-        row->undecided = false;
+    double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
+    double z_max = fmin(lf_dtype_max(p->out_dtype), acc_max);
+    if (!counted) { /* ignored: 0 whatever its logits, neither counted nor differentiated - but a z-loss past
+                     * float's range there is a kernel's inf times its mask of 0 (NaN) where one that skips the row
+                     * has 0: neither is judged */
+        row->undecided = zs != 0 && fabs(zs * row->lse * row->lse) > z_max;
         return;
     }
     row->z = zs != 0 ? zs * row->lse * row->lse : 0; /* off: 0, whatever lse is */
@@ -72,8 +76,7 @@ void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double
     row->undecided |= row->nonfinite && row->r == 0;
     /* lse * lse past the output dtype (the definitions' torch composition) or float's (a kernel's sum): inf there,
      * and NaN times a mask of 0, where a kernel in float keeps a number */
-    double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
-    row->undecided |= fabs(row->z) > fmin(lf_dtype_max(p->out_dtype), acc_max);
+    row->undecided |= fabs(row->z) > z_max;
 }
 
 double lf_spec_llm_divisor(const lf_case *c, double mean)

@@ -1,0 +1,105 @@
+"""The real bugs lossfuzz finds in Megatron-LM's vocabulary-parallel
+cross-entropy (megatron-core 0.16.1, `vocab_parallel_cross_entropy`), each
+shown against F.cross_entropy in plain torch, on one gloo rank (every one of
+them shows with the vocabulary whole; the campaign found them on 2):
+docs/released-kernels.md says what each is.
+
+    pip install --no-deps megatron-core==0.16.1
+    .venv/bin/python3 examples/kernels/released/megatron_bugs.py
+
+Prints each bug with both answers; exits 1 when one no longer shows (fixed
+upstream, or this demonstration is wrong), 77 without megatron-core."""
+import os
+import socket
+import sys
+import warnings
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+
+warnings.simplefilter("ignore")  # megatron-core warns that Transformer Engine and Apex are missing
+try:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from megatron_vocab_parallel_ce import cross_entropy as megatron_ce
+except ImportError as e:
+    print("SKIP: no megatron-core (pip install --no-deps megatron-core==0.16.1): %s" % e)
+    sys.exit(77)
+
+
+def megatron(x, target, label_smoothing=0.0):
+    return megatron_ce(x, target, label_smoothing=label_smoothing, group=dist.group.WORLD)
+
+
+def answer(f):
+    """f()'s value as a list, or its exception's class and message."""
+    try:
+        v = f()
+        return v.tolist() if isinstance(v, torch.Tensor) else v
+    except Exception as e:  # the rejection is the answer
+        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:70])
+
+
+def rejects(a):
+    return isinstance(a, str)
+
+
+def no_label_range_check():
+    """a label past the vocabulary: PyTorch asserts on CUDA (raises on the CPU), Megatron returns the row's lse"""
+    x, t = torch.zeros(1, 2), torch.tensor([3])
+    return answer(lambda: F.cross_entropy(x, t, reduction="none")), answer(lambda: megatron(x.clone(), t)), \
+        lambda a, b: rejects(a) and not rejects(b)
+
+
+def no_target_shape_check():
+    """a [N, 1] target: PyTorch raises, Megatron computes"""
+    x, t = torch.zeros(2, 3), torch.zeros(2, 1, dtype=torch.long)
+    return answer(lambda: F.cross_entropy(x, t, reduction="none")), answer(lambda: megatron(x.clone(), t)), \
+        lambda a, b: rejects(a) and not rejects(b)
+
+
+def no_batch_size_check():
+    """a 0-d target for a batch of one row: PyTorch raises, Megatron computes"""
+    x, t = torch.zeros(1, 2), torch.tensor(0)
+    return answer(lambda: F.cross_entropy(x, t, reduction="none")), answer(lambda: megatron(x.clone(), t)), \
+        lambda a, b: rejects(a) and not rejects(b)
+
+
+def input_modified():
+    """float32 logits: Megatron subtracts the row max and exponentiates in place, in the caller's tensor"""
+    x, t = torch.tensor([[1.0, 2.0]]), torch.tensor([0])
+    y = x.clone()
+    megatron(y, t)
+    return x.tolist(), y.tolist(), lambda a, b: a != b
+
+
+def smoothing_one_class_shard():
+    """label smoothing on a shard of one class: eps * K / (K - 1) divides by zero (PyTorch: a number)"""
+    x, t = torch.zeros(1, 1), torch.tensor([0])
+    return answer(lambda: F.cross_entropy(x, t, reduction="none", label_smoothing=0.1)), \
+        answer(lambda: megatron(x.clone(), t, label_smoothing=0.1)), lambda a, b: not rejects(a) and rejects(b)
+
+
+BUGS = [no_label_range_check, no_target_shape_check, no_batch_size_check, input_modified, smoothing_one_class_shard]
+
+
+def main():
+    torch.set_num_threads(1)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=0, world_size=1)
+    shown = 0
+    for bug in BUGS:
+        want, got, shows = bug()
+        ok = bool(shows(want, got))
+        shown += ok
+        print("%-5s %-26s %s\n      PyTorch:  %s\n      Megatron: %s" % ("BUG" if ok else "GONE", bug.__name__,
+                                                                        bug.__doc__, want, got))
+    print("%d of %d bugs show" % (shown, len(BUGS)))
+    dist.destroy_process_group()
+    return 0 if shown == len(BUGS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
