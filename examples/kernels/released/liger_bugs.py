@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import lossfuzz_triton_compat  # noqa: E402
 
 lossfuzz_triton_compat.enable_interpreter()  # before triton is imported
+from plain_torch import answer, rejects, report  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
@@ -28,19 +29,6 @@ except ImportError as e:
 def liger(x, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     return LigerCrossEntropyFunction.apply(x, target, weight, ignore_index, 0.0, label_smoothing, reduction, None,
                                            False, False, False)[0]
-
-
-def answer(f):
-    """f()'s value as a list, or its exception's class and message."""
-    try:
-        v = f()
-        return v.tolist() if isinstance(v, torch.Tensor) else v
-    except Exception as e:  # the rejection is the answer
-        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:70])
-
-
-def rejects(a):
-    return isinstance(a, str)
 
 
 def grad_of(loss_fn, x, *args, **kw):
@@ -154,15 +142,7 @@ BUGS = [lse_rounded_first, column_major_grad, no_target_shape_check, no_batch_si
 
 def main():
     torch.set_num_threads(1)
-    shown = 0
-    for bug in BUGS:
-        want, got, shows = bug()
-        ok = bool(shows(want, got))
-        shown += ok
-        print("%-5s %-28s %s\n      PyTorch: %s\n      Liger:   %s" % ("BUG" if ok else "GONE", bug.__name__,
-                                                                       bug.__doc__, want, got))
-    print("%d of %d bugs show" % (shown, len(BUGS)))
-    return 0 if shown == len(BUGS) else 1
+    return report(BUGS, "Liger")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ warnings.simplefilter("ignore")  # megatron-core warns that Transformer Engine a
 try:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from megatron_vocab_parallel_ce import cross_entropy as megatron_ce
+    from plain_torch import answer, rejects, report
 except ImportError as e:
     print("SKIP: no megatron-core (pip install --no-deps megatron-core==0.16.1): %s" % e)
     sys.exit(77)
@@ -29,19 +30,6 @@ except ImportError as e:
 
 def megatron(x, target, label_smoothing=0.0):
     return megatron_ce(x, target, label_smoothing=label_smoothing, group=dist.group.WORLD)
-
-
-def answer(f):
-    """f()'s value as a list, or its exception's class and message."""
-    try:
-        v = f()
-        return v.tolist() if isinstance(v, torch.Tensor) else v
-    except Exception as e:  # the rejection is the answer
-        return "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:70])
-
-
-def rejects(a):
-    return isinstance(a, str)
 
 
 def no_label_range_check():
@@ -89,16 +77,10 @@ def main():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=0, world_size=1)
-    shown = 0
-    for bug in BUGS:
-        want, got, shows = bug()
-        ok = bool(shows(want, got))
-        shown += ok
-        print("%-5s %-26s %s\n      PyTorch:  %s\n      Megatron: %s" % ("BUG" if ok else "GONE", bug.__name__,
-                                                                        bug.__doc__, want, got))
-    print("%d of %d bugs show" % (shown, len(BUGS)))
-    dist.destroy_process_group()
-    return 0 if shown == len(BUGS) else 1
+    try:
+        return report(BUGS, "Megatron")
+    finally:
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
