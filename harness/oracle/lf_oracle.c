@@ -252,7 +252,9 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
         lf_found(v, "torch-mismatch/assert-site", "PyTorch asserted in %s (`%s`), the spec in %s (`%s`)",
                  lf_kernel_name(t->kernel_id), lf_cond_text(t->cond_id), lf_kernel_name(s->kernel_id),
                  lf_cond_text(s->cond_id));
-    } else if (s->kind == LF_OUTCOME_OK) {
+    } else if (s->kind == LF_OUTCOME_OK && !(s->silent[0] && lf_case_beyond_pytorch(c))) {
+        /* (the family's torch path is lossfuzz's composition, which reads labels as int64: PyTorch's number where
+         * its labels wrapped or narrowed is not the family's to reproduce, as it is not a kernel's) */
         lf_compare_values(v, "torch", t);
         lf_compare_outputs(v, "torch", t);
     }
