@@ -35,8 +35,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                             label_smoothing=label_smoothing).dtype
     # torch 1.13's CPU build has no float16 tanh or logsumexp: float32, then rounded (llm-ce.md, point 4); and
     # lse in float where a kernel keeps it: a bfloat16 lse of 9984.69 is 9984, and its gradient's exp(x - lse) 1
-    wide = (lambda t: t.float()) if x.dtype in (torch.float16, torch.bfloat16) else (lambda t: t)
-    if (logit_scale != 1.0 or softcap > 0) and x.dtype in (torch.float16, torch.bfloat16):
+    low = x.dtype in (torch.float16, torch.bfloat16)
+    wide = (lambda t: t.float()) if low else (lambda t: t)
+    if low and (logit_scale != 1.0 or softcap > 0):
         # the options' y in float, where a kernel keeps it and PyTorch's log_softmax computes: each op rounded
         # to the 16-bit dtype is a kernel's error, not the definitions' (a bfloat16 cap of -0.998 is -1, its
         # gradient 0), and the low-precision reference must not forgive it (issue 38, item 4)

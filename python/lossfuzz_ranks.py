@@ -212,8 +212,8 @@ class RankPool:
             # each rank's tensors its own, as on separate GPUs: torch's pipes share CPU storage, and a shard cut from
             # an expanded input (strides [1, 0]) is every rank's one element - a rank's in-place write would reach
             # the others
-            mine = [a.detach().cpu().clone() for a in args]
-            mine[at] = piece.clone(memory_format=torch.contiguous_format)
+            mine = [piece.clone(memory_format=torch.contiguous_format) if j == at else a.detach().cpu().clone()
+                    for j, a in enumerate(args)]
             kw = dict(kwargs, linear_bias=biases[r].clone(memory_format=torch.contiguous_format)) \
                 if bias is not None else dict(kwargs)
             tasks.append({"args": mine, "names": names, "outputs": self.outputs,

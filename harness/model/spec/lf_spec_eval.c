@@ -4,7 +4,6 @@
  * then the NLL / probability / BCE formulas of pytorch-semantics.md section 4,
  * the result rounded to the output dtype. Each value comes with the magnitude of
  * the terms behind it, which the oracle scales its tolerance by. */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,17 @@ typedef struct {
 double lf_spec_weight(const lf_case *c, int64_t k)
 {
     return c->weight.present ? lf_load_f64(c->weight.data, c->weight.dtype, k) : 1.0;
+}
+
+lf_dtype lf_spec_acc_dtype(const lf_case *c) { return c->input.dtype == LF_F64 ? LF_F64 : LF_F32; }
+
+/* v stored in dtype t: a finite v past t's range is t's inf there, PyTorch's and not the loss's (a kernel that
+ * keeps the number in float is right too): *undecided then. */
+static double stored(lf_dtype t, double v, bool *undecided)
+{
+    double s = lf_dtype_round(t, v);
+    if (isfinite(v) && !isfinite(s)) *undecided = true;
+    return s;
 }
 
 /* The relative unit the tolerance of a row's values is counted in. */
@@ -51,7 +61,7 @@ double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t i,
      * and the sum of C terms itself, accumulated in float below float64 (PyTorch's acc type): a kernel that
      * adds in order is off by up to C units of float in log(sum) (2.5e-4 for 19,938 classes on torch's CPU
      * spatial path), said here as the magnitude the oracle's tolerance needs to allow it */
-    double rtol = tol_unit(c, p), unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    double rtol = tol_unit(c, p), unit = lf_dtype_eps(lf_spec_acc_dtype(c)) / 2;
     double fused =
         p->logit_extra ? fabs(c->llm[LF_LLM_LOGIT_SCALE]) * p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0;
     row->extra = 2 * log(sum) + 1 + (double)p->C * unit / rtol + fused + lf_spec_llm_extra(c, rtol, row);
@@ -102,10 +112,8 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
         if (isinf(lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
     }
     if (finite > lf_dtype_max(c->input.dtype)) t.undecided = true; /* inf, NaN or a number */
-    /* the row's sum stored in the input dtype: float16's inf of log(4000) * 4000 classes is PyTorch's, not the
-     * loss's, and a kernel summing in float keeps the number */
-    if (isfinite(t.smooth) && !isfinite(lf_dtype_round(c->input.dtype, t.smooth))) t.undecided = true;
-    t.smooth = lf_dtype_round(c->input.dtype, t.smooth);
+    /* the row's sum stored in the input dtype (float16's inf of log(4000) * 4000 classes) */
+    t.smooth = stored(c->input.dtype, t.smooth, &t.undecided);
     return t;
 }
 
@@ -321,8 +329,7 @@ void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     }
     if (eps > 0) {
         double sdiv = lf_spec_llm_divisor(c, mean ? lf_dtype_round(r->out_dtype, sum.t.smooth_w) : 1);
-        if (isfinite(sum.t.smooth) && !isfinite(lf_dtype_round(r->out_dtype, sum.t.smooth))) undecided = true;
-        v = smoothed(r->out_dtype, eps, p->C, v, lf_dtype_round(r->out_dtype, sum.t.smooth) / sdiv, &undecided);
+        v = smoothed(r->out_dtype, eps, p->C, v, stored(r->out_dtype, sum.t.smooth, &undecided) / sdiv, &undecided);
         mag = (1 - eps) * mag + eps / (double)p->C * sum.t.smooth_mag / fabs(sdiv);
     }
     /* the z-loss: a mean over the counted rows (Liger's), or n_items; off, it adds 0 - returned as a mean over
@@ -332,10 +339,10 @@ void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     /* PyTorch sums losses and weights in float for every input but float64:
      * terms past float's range overflow its sums (inf, or a mean of 0 over a
      * total weight of -inf) where float64's do not. */
-    double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
+    double acc_max = lf_dtype_max(lf_spec_acc_dtype(c));
     double terms = sum.t.mag + sum.t.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
     /* ... and a mean over a total weight float holds only as a subnormal is flushed or not */
-    double acc_min = c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN;
+    double acc_min = lf_dtype_min_normal(lf_spec_acc_dtype(c));
     bool subnormal_w =
         mean && div == sum.t.w && p->targets == LF_CLASS_TARGETS && sum.t.w != 0 && fabs(sum.t.w) < acc_min;
     undecided |= subnormal_w || (isfinite(terms) && terms > acc_max) ||

@@ -3,7 +3,6 @@
  * the formulas lf_spec_eval.c computes, through PyTorch's saved log-softmax
  * (p = exp(lp)). Each value carries the magnitude of its terms, which the
  * oracle scales its tolerance by, as for the forward values. */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -266,7 +265,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     double d_z = zs == 0 || none ? 1 : lf_spec_llm_divisor(c, mean ? counted_rows(c, &p, rows, !classes) : 1);
     /* a kernel's d y / d x = scale (1 - tanh^2) in float: tanh's few units of error, absolute, are a large part of
      * 1 - tanh^2 where the cap saturates (6e-5 of it at tanh(-4)); said in units of the tolerance */
-    double rtol, atol, unit = c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    double rtol, atol, unit = lf_dtype_eps(lf_spec_acc_dtype(c)) / 2;
     lf_dtype_tolerance(g->tol_dtype, &rtol, &atol);
     double cap_err = c->llm[LF_LLM_SOFTCAP] > 0 ? 4 * unit * fabs(c->llm[LF_LLM_LOGIT_SCALE]) / rtol : 0;
     lf_row row = {.r = 1};
@@ -277,8 +276,8 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     }
     /* a mean over a total weight of 0, or one float holds only as a subnormal: PyTorch's w_t * up / d is NaN,
      * inf - inf, or flushed */
-    bool bad_div = !none && (fabs(div) < (c->input.dtype == LF_F64 ? DBL_MIN : FLT_MIN) ||
-                             (mean && div == d && past_range(&x, d_mag)));
+    bool bad_div =
+        !none && (fabs(div) < lf_dtype_min_normal(lf_spec_acc_dtype(c)) || (mean && div == d && past_range(&x, d_mag)));
     for (int64_t i = 0; i < rows; i++) {
         double up0 = none ? upstream[i] : upstream[0], up = up0 / div;
         int64_t base = (i / p.S) * p.C * p.S + i % p.S;

@@ -12,7 +12,6 @@
  *   n_items: unsloth `n_items`, transformers loss/loss_utils.py `num_items_in_batch` (sum / count);
  *   the loss mask: Megatron-LM's training loop, sum(loss * mask) / mask.sum().
  * Where the sources disagree the doc says which one is followed. */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -23,8 +22,8 @@ double lf_spec_llm_mask(const lf_case *c, int64_t i)
     return c->loss_mask.present ? lf_load_f64(c->loss_mask.data, c->loss_mask.dtype, i) : 1.0;
 }
 
-/* float's unit (float64's for float64 input): what a kernel computes y and lse in */
-static double unit_of(const lf_case *c) { return c->input.dtype == LF_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2; }
+/* the unit of float (float64 for float64 input): what a kernel computes y and lse in */
+static double unit_of(const lf_case *c) { return lf_dtype_eps(lf_spec_acc_dtype(c)) / 2; }
 
 void lf_spec_llm_logits(const lf_case *c, const lf_problem *p, int64_t i, int64_t base, double *y, double *dydx,
                         lf_row *row)
@@ -62,7 +61,7 @@ void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double
     double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
     row->lse_extra = row->extra + fabs(row->lse) * unit_of(c) / tol_unit; /* and lse's max's rounding */
     row->counted = counted;
-    double acc_max = lf_dtype_max(c->input.dtype == LF_F64 ? LF_F64 : LF_F32);
+    double acc_max = lf_dtype_max(lf_spec_acc_dtype(c));
     double z_max = fmin(lf_dtype_max(p->out_dtype), acc_max);
     if (!counted) { /* ignored: 0 whatever its logits, neither counted nor differentiated - but a z-loss past
                      * float's range there is a kernel's inf times its mask of 0 (NaN) where one that skips the row

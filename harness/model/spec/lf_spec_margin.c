@@ -79,7 +79,7 @@ bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r)
 /* z of row k, class i, as the kernel stores it, and the magnitude of its terms. */
 static double z_at(const lf_case *c, const lf_problem *p, int64_t k, int64_t t, int64_t i, double *mag)
 {
-    lf_dtype in = c->input.dtype, acc = in == LF_F64 ? LF_F64 : LF_F32;
+    lf_dtype in = c->input.dtype, acc = lf_spec_acc_dtype(c);
     double xt = lf_load_f64(c->input.data, in, k * p->C + t), xi = lf_load_f64(c->input.data, in, k * p->C + i);
     *mag = fabs(p->margin) + fabs(xt) + fabs(xi);
     return lf_dtype_round(in, lf_dtype_round(acc, lf_dtype_round(acc, p->margin - xt) + xi));
@@ -171,7 +171,7 @@ void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_resu
         lf_result_error(d, "internal", "MemoryError", "out of memory");
         return;
     }
-    lf_dtype in = c->input.dtype, acc = in == LF_F64 ? LF_F64 : LF_F32;
+    lf_dtype in = c->input.dtype, acc = lf_spec_acc_dtype(c);
     d->kind = LF_OUTCOME_OK;
     d->out_dtype = d->tol_dtype = in;
     bool none = p.reduction == LF_RED_NONE;

@@ -22,6 +22,10 @@ static int option_bit(const char *name) /* an LF_OPT_* bit by its name, or 0 */
 
 static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size_t errlen);
 
+/* The splits' names in claims (lf_split) */
+static const char *const splits[] = {
+    [LF_SPLIT_EVEN] = "even", [LF_SPLIT_DIVISIBLE] = "divisible", [LF_SPLIT_ANY] = "any"};
+
 bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t errlen)
 {
     memset(l, 0, sizeof *l);
@@ -61,10 +65,8 @@ bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t er
     /* "uneven_shards": true, the first form of the claim: any cuts, empty shards included */
     bool any = json_is_true(json_object_get(vp, "uneven_shards"));
     const json_t *split = json_object_get(vp, "split"), *empty = json_object_get(vp, "empty_shards");
-    static const char *const splits[] = {
-        [LF_SPLIT_EVEN] = "even", [LF_SPLIT_DIVISIBLE] = "divisible", [LF_SPLIT_ANY] = "any"};
     l->split = any ? LF_SPLIT_ANY : LF_SPLIT_EVEN;
-    for (int k = 0; split && k < 3; k++)
+    for (int k = 0; split && k <= LF_SPLIT_ANY; k++)
         if (json_is_string(split) && !strcmp(json_string_value(split), splits[k])) l->split = (lf_split)k, split = NULL;
     if (split || (empty && !json_is_boolean(empty))) return fail(err, errlen, vp_form);
     l->empty_shards = empty ? json_is_true(empty) : any;
@@ -113,7 +115,6 @@ void lf_llm_claims_json(const lf_llm_claims *l, json_t *o)
     json_object_set_new(o, "options", opts);
     json_object_set_new(o, "outputs", outputs);
     if (l->vocab_last) json_object_set_new(o, "vocab_last", json_true());
-    static const char *const splits[] = {"even", "divisible", "any"};
     if (l->vocab_parallel)
         json_object_set_new(o, "vocab_parallel",
                             json_pack("{s:s, s:b}", "split", splits[l->split], "empty_shards", l->empty_shards));
