@@ -40,6 +40,7 @@ typedef enum {
      * (ScatterGatherKernel.cu; CUDA prints the lambda's name) */
     LF_K_GATHER,       /* operator() */
     LF_K_MULTI_MARGIN, /* MultiMarginLoss_forward_kernel (its backward kernel asserts nothing) */
+    LF_K_BCE,          /* binary_cross_entropy_out_cuda's lambda: CUDA prints operator(), as for the gather */
     LF_K_COUNT
 } lf_kernel_id;
 
@@ -63,6 +64,8 @@ enum {
     LF_COND_CUR_UPPER,
     LF_COND_GATHER,
     LF_COND_MULTI_MARGIN,
+    LF_COND_BCE_INPUT, /* binary_cross_entropy: the input, then (since 2.1) the target, in [0, 1] */
+    LF_COND_BCE_TARGET,
     LF_COND_COUNT
 };
 
@@ -121,6 +124,7 @@ typedef struct {
     int has_weight, has_pos_weight;
     int kernel_id;        /* lf_kernel_id an out-of-range target asserts in */
     int margin_p;         /* multi_margin_loss: its p (1 or 2); 0 for every other loss */
+    int probs;            /* binary_cross_entropy: the input is probabilities (BCE-with-logits: 0) */
     double margin;        /* multi_margin_loss: its margin, in the input dtype */
     int raises_after_nll; /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
                              * weight view or gather index dtype): its gather kernel never runs */
@@ -330,6 +334,10 @@ const char *lf_kernel_name(int kernel_id);
 const char *lf_cond_text(int cond_id);
 int lf_kernel_id_of(const char *name); /* LF_K_NONE when unknown */
 int lf_cond_id_of(const char *text);   /* LF_COND_NONE when unknown */
+/* The kernel of an assertion line's kernel name and condition (two lambdas print operator()). */
+int lf_assert_kernel_of(const char *name, int cond_id);
+/* The error class of a device assert in kernel_id: label_out_of_range, or bce_out_of_range. */
+const char *lf_assert_error(int kernel_id);
 /* The simulation's hard mode: a failed kernel assert prints CUDA's assertion
  * line on stderr and aborts the process, as a real assert ends the context. */
 void lf_sim_set_hard_asserts(int on);

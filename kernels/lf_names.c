@@ -22,3 +22,11 @@ int lf_cond_id_of(const char *text)
     if (!strcmp(text, "idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"")) return LF_COND_GATHER;
     return LF_COND_NONE;
 }
+
+int lf_assert_kernel_of(const char *name, int cond_id)
+{
+    if (cond_id == LF_COND_BCE_INPUT || cond_id == LF_COND_BCE_TARGET) return LF_K_BCE;
+    return lf_kernel_id_of(name);
+}
+
+const char *lf_assert_error(int kernel_id) { return kernel_id == LF_K_BCE ? "bce_out_of_range" : "label_out_of_range"; }

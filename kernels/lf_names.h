@@ -21,6 +21,7 @@ LF_DEVICE const char *lf_kernel_name_at(int id)
     case LF_K_NLL2D_BWD_REDUCE: return "nll_loss2d_backward_kernel";
     case LF_K_GATHER: return "operator()";
     case LF_K_MULTI_MARGIN: return "MultiMarginLoss_forward_kernel";
+    case LF_K_BCE: return "operator()";
     default: return "?";
     }
 }
@@ -36,6 +37,8 @@ LF_DEVICE const char *lf_cond_text_at(int id)
     case LF_COND_GATHER: /* ScatterGatherKernel.cu's CUDA_KERNEL_ASSERT_VERBOSE (PyTorch 2.11, measured on an H200) */
         return "idx_dim >= 0 && idx_dim < index_size && \"scatter gather kernel index out of bounds\"";
     case LF_COND_MULTI_MARGIN: return "target_k >= 0 && target_k < dim && \"target index is out of bounds\"";
+    case LF_COND_BCE_INPUT: return "input_val >= zero && input_val <= one";
+    case LF_COND_BCE_TARGET: return "target_val >= zero && target_val <= one";
     default: return "?";
     }
 }

@@ -5,7 +5,7 @@ assert for the IndexError the CPU raises where CUDA's kernels assert.
 Shared by the PyTorch worker (lossfuzz_worker.py) and the CPU conformance run
 (ci/conformance/torch_cpu.py), so both name errors alike. Needs no torch.
 
-A case is any object with `loss` (CE, NLL or BCE), `dtype(name)`, the dtype
+A case is any object with `loss` (CE, NLL, BCE, ...), `dtype(name)`, the dtype
 name of tensor `name` ("input", "target", "weight", ...) or None when absent,
 and `ndim(name)`, its number of dims;
 assert_value() also reads its `reduction` name."""
@@ -15,6 +15,7 @@ import re
 # cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
 CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"
 MULTI_MARGIN = "multi_margin_loss"
+BCE_PROBS = "binary_cross_entropy"  # probabilities, not logits
 
 
 # An IndexError with this message is what CUDA reports as a device-side assert.
@@ -25,6 +26,8 @@ MULTI_MARGIN = "multi_margin_loss"
 DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
 # multi_margin_loss's CPU kernel raises this RuntimeError where CUDA's asserts (no label named).
 MARGIN_ASSERT = "target out of range"
+# binary_cross_entropy's CPU loop raises this where CUDA's lambda asserts (the input, then since 2.1 the target).
+BCE_ASSERT_RE = re.compile(r"^all elements of (input|target) should be between 0 and 1")
 
 # Host error message -> error class; ordered, first match wins. The optional
 # third item is a condition on the case that must also hold.
@@ -67,10 +70,12 @@ ERROR_TABLE = [
     (r"expected scalar type (Float|Double|Half|BFloat16) but found", "weight_dtype",
      lambda c: c.dtype("weight") not in (None, c.dtype("input"))),
     (r"Target size .* must be the same as input size", "bce_target_shape", None),
+    (r"Using a target size .* that is different to the input size", "bce_target_shape", None),
+    (r"Found dtype .* but expected", "bce_target_dtype", lambda c: c.loss == BCE_PROBS),
     (r"result type .* can't be cast to the desired output type", "bce_target_dtype", None),
     (r"Subtraction, the `-` operator, with two bool tensors", "bce_target_dtype",
      lambda c: c.loss == BCE),
-    (r"The size of tensor a .* must match the size of tensor b"
+    (r"The size of tensor a .* must match the size of tensor b|Attempting to broadcast a dimension"
      r"|output with shape .* doesn't match the broadcast shape", "broadcast", None),
     (r"not implemented for", "unsupported", None),
 ]
@@ -81,6 +86,8 @@ def is_device_assert(case, exc, message):
     multi_margin_loss, its CPU kernel's RuntimeError (MARGIN_ASSERT)."""
     if case.loss == MULTI_MARGIN:
         return isinstance(exc, RuntimeError) and message == MARGIN_ASSERT
+    if case.loss == BCE_PROBS:
+        return isinstance(exc, RuntimeError) and bool(BCE_ASSERT_RE.search(message))
     if not isinstance(exc, IndexError):
         return False
     return bool(DEVICE_ASSERT_RE.search(message)) or (
@@ -106,7 +113,7 @@ def classify_error(case, exc):
     name, message = type(exc).__name__, str(exc).strip()
     outcome = {"exception": name, "message": message, "value": None, "dtype": None}
     if is_device_assert(case, exc, message):
-        outcome.update(outcome="device_assert", error=None)
+        outcome.update(outcome="device_assert", error="bce_out_of_range" if case.loss == BCE_PROBS else None)
         return outcome
     for pattern, error, condition in ERROR_TABLE:
         if re.search(pattern, message) and (condition is None or condition(case)):

@@ -408,10 +408,12 @@ def error_result(case, exc, under_test=False):
         # On the CPU an exception is a rejection, whatever its class: PyTorch's
         # CPU build raises this IndexError where CUDA asserts. A kernel's real
         # device assert kills its worker, and the assertion line says so.
-        return {"outcome": "host_error", "error": "label_out_of_range", "exception": c["exception"],
+        return {"outcome": "host_error", "error": c["error"] or "label_out_of_range", "exception": c["exception"],
                 "message": message}
     if c["outcome"] == "device_assert":
         r = {"outcome": "device_assert", "message": message}
+        if c["error"]:
+            r["error"] = c["error"]
         value = assert_value(case, message)
         if value is not None:
             r["value"] = value

@@ -147,6 +147,11 @@ RULE(bce_nan_past_range)
 {
     return ok_both(s, t) && !lf_loss_has_classes(c->loss) && (nan_where_number(s, t) || differs_past_range(s, t));
 }
+RULE(bce_target_unchecked)
+{
+    return c->loss == LF_LOSS_BCE && s->kind == LF_OUTCOME_DEVICE_ASSERT && s->cond_id == LF_COND_BCE_TARGET &&
+           t->kind != LF_OUTCOME_DEVICE_ASSERT;
+}
 RULE(nll2d_grad_contiguous)
 {
     (void)s;

@@ -89,6 +89,7 @@ extern "C" {
  * indices; Python kernels only for now (lossfuzz_call has no field for p and
  * margin: a library claiming it is refused). */
 #define LOSSFUZZ_MULTI_MARGIN 0x20u
+#define LOSSFUZZ_BCE 0x40u /* F.binary_cross_entropy: input probabilities in [0, 1], weight; no pos_weight */
 
 /* Reductions (lossfuzz_call.reduction; a bit each in .reductions). */
 enum { LOSSFUZZ_NONE = 0, LOSSFUZZ_MEAN = 1, LOSSFUZZ_SUM = 2 };

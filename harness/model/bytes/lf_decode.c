@@ -407,6 +407,17 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byt
     layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
+/* binary_cross_entropy's probabilities from the values read (lf_params.h: IA_*). */
+static void probabilities(lf_tensor *t, int mode)
+{
+    for (int64_t i = 0; i < t->numel && mode != IA_RAW; i++) {
+        double v = lf_ld_f64(t->data, t->dtype, i);
+        v = mode == IA_CLAMPED ? fmin(1, fmax(0, v)) : 1 / (1 + exp(-v));
+        if (mode == IA_PAST_ONE && i == 0) v = 1 + lf_dtype_eps(t->dtype);
+        lf_st_f64(t->data, t->dtype, i, v);
+    }
+}
+
 static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
 {
     int64_t rows = t->ndim >= 2 ? t->shape[0] : 1, C = t->ndim >= 2 ? t->shape[1] : t->ndim ? t->shape[0] : 1;
@@ -471,6 +482,7 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     lf_dtype td = lf_p_prob_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_prob_dtypes)];
     alloc(&c->target, td == LF_DTYPE_COUNT ? in_dtype : td, tndim, tshape);
     logits(pr, &c->input, V_RAW, prm[P_FILL], lay, fill);
+    if (fill && c->loss == LF_LOSS_BCE) probabilities(&c->input, prm[P_SMOOTHING] % IA_COUNT);
     lay->n_values += (size_t)c->target.numel; /* the mutator treats targets like logits */
     if (fill)
         prob_values(pr, &c->target, prm[P_VALUE_MODE] % PV_COUNT);
@@ -479,7 +491,7 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     int64_t C = ndim >= 2 ? shape[1] : ndim ? shape[0] : 1;
     extra(pr, &c->weight, prm[P_WEIGHT] % (bce ? B_COUNT : W_COUNT), prm[P_WEIGHT_VALUES], prm[P_SEED], bce, &c->input,
           C, fill);
-    if (bce)
+    if (lf_loss_of(c->loss)->options & LF_OPT_POS_WEIGHT)
         extra(pr, &c->pos_weight, prm[P_IGNORE_OR_POS_WEIGHT] % B_COUNT, prm[P_POS_WEIGHT_VALUES], prm[P_SEED] + 1u,
               true, &c->input, C, fill);
     if (!fill) return;

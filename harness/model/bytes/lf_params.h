@@ -161,6 +161,11 @@ enum {
 enum { V_RAW, V_OFFSET, V_SCALED, V_MASKED, V_COUNT };
 /* Probability targets: as given, one-hot, normalized rows, clamped to [0, 1]. */
 enum { PV_RAW, PV_ONE_HOT, PV_NORMALIZED, PV_CLAMPED, PV_COUNT };
+/* binary_cross_entropy's input, from the smoothing byte (it takes no smoothing):
+ * as given (seeds made from cases), sigmoid of it in the dtype, clamped to
+ * [0, 1], or sigmoid with its first element one unit of the dtype past 1 (a
+ * sigmoid rounded past 1 in half precision). A NaN stays NaN. */
+enum { IA_RAW, IA_SIGMOID, IA_CLAMPED, IA_PAST_ONE, IA_COUNT };
 
 /* ignore_index choices for class targets; C-relative ones are resolved per case. */
 enum { IG_DEFAULT, IG_255, IG_MINUS_1, IG_ZERO, IG_C_MINUS_1, IG_C, IG_2P31, IG_COUNT };

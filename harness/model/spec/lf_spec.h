@@ -93,20 +93,22 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_
  * beyond their rounding (NULL: exact, the input as given). */
 void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r);
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g);
-/* The losses' hooks (harness/model/case/lf_losses.def; dispatched by
- * lf_spec_losses.c): a loss's plan (lf_spec_plan.c), the run and gradients of
- * a loss computed on its input as given, and of fused linear + cross-entropy
- * (lf_spec_linear.c). */
-bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r);
-bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r);
-bool lf_spec_plan_bce(const lf_case *c, lf_problem *p, lf_result *r);
-void lf_spec_run_direct(const lf_case *c, lf_result *r);
-/* multi_margin_loss (lf_spec_margin.c) */
-bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r);
-void lf_spec_run_multi_margin(const lf_case *c, lf_result *r);
-void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
-void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
-void lf_spec_linear_run(const lf_case *c, lf_result *r);
+/* The losses' hooks, declared from their table (harness/model/case/lf_losses.def; dispatched by
+ * lf_spec_losses.c): a loss's plan, the run and gradients of a loss computed on its input as given
+ * (lf_spec_plan.c, lf_spec_eval.c, lf_spec_grad.c), fused linear + cross-entropy's (lf_spec_linear.c),
+ * and those of a loss's own spec file (lf_spec_margin.c, lf_spec_bce.c). */
+#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                     \
+    bool lf_spec_##PLAN(const lf_case *c, lf_problem *p, lf_result *r);                                                \
+    void lf_spec_##RUN(const lf_case *c, lf_result *r);                                                                \
+    void lf_spec_##GRAD(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+#include "lf_losses.def"
+#undef LF_LOSS
+/* binary_cross_entropy's first element out of [0, 1] (input before target; cond: LF_COND_BCE_*), -1 when
+ * none; and the device assert there, as CUDA reports it (lf_spec_bce.c). */
+int64_t lf_spec_bce_first_bad(const lf_case *c, int *cond);
+void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r);
+/* binary_cross_entropy's error after its kernel: a weight broadcast past the input (loss.mul_). */
+bool lf_spec_bce_error_after(const lf_case *c, lf_result *r);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */
 void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r);
@@ -124,6 +126,5 @@ void lf_spec_llm_logits(const lf_case *c, const lf_problem *p, int64_t i, int64_
 double lf_spec_llm_extra(const lf_case *c, double tol_unit, const lf_row *row);
 void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double tol_unit, lf_row *row);
 double lf_spec_llm_divisor(const lf_case *c, double mean);
-void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 
 #endif

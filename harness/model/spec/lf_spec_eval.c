@@ -377,6 +377,10 @@ void lf_spec_run_direct(const lf_case *c, lf_result *r) { lf_spec_run_logits(c, 
 /* The device assert of `kernel_id` at target[bad], as CUDA reports it. */
 void lf_spec_device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r)
 {
+    if (kernel_id == LF_K_BCE) { /* a probability, not a label */
+        lf_spec_bce_assert(c, bad, r);
+        return;
+    }
     r->kind = LF_OUTCOME_DEVICE_ASSERT;
     r->kernel_id = kernel_id;
     r->cond_id = lf_assert_cond(kernel_id, c->target.dtype);

@@ -264,6 +264,7 @@ int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
+    if (p->probs) return lf_spec_bce_error_after(c, r);
     if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0)) return false;
     /* The smoothing term views the weight as [1, .., weight.size(0), .., 1]:
      * nll_loss counted its elements only, this needs them along dim 0. */

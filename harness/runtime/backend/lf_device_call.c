@@ -108,6 +108,10 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
     int64_t n = lf_plan_out_numel(p, &scalar);
     if (!lf_canary_check(&call->mem, r)) return true; /* r: oob_write */
     if (be->to_host(&rec, call->b.rec, sizeof rec)) return false;
+    if (rec.fired && rec.kernel_id == LF_K_BCE) { /* the element's value and condition, as the spec names them */
+        lf_spec_device_assert(c, p, LF_K_BCE, rec.index, r);
+        return true;
+    }
     if (rec.fired) {
         r->kind = LF_OUTCOME_DEVICE_ASSERT;
         r->kernel_id = rec.kernel_id;

@@ -27,6 +27,9 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int targets, 
 /* Turns data evidence into a rejection (label_out_of_range) or hints and warnings. */
 void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r);
 void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_result *r);
+/* binary_cross_entropy's rejection: element i (of n_bad) holds input x and target t, one outside [0, 1]. */
+void lf_guard_reject_bce(const lf_case *c, const lf_problem *p, int64_t i, int64_t n_bad, double x, double t,
+                         lf_result *r);
 void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r);
 /* Every probability row one-hot: PyTorch's probability path, rarely what was
  * meant; the warning gives the class-index loss where the two differ. */

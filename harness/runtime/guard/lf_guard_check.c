@@ -243,6 +243,8 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
     if (c->reduction == LF_REDUCTION_INVALID)
         return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
                       "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
+    /* binary_cross_entropy: PyTorch's checks as the spec plans them; the range on the device next */
+    if (c->loss == LF_LOSS_BCE) return lf_spec_plan_bce_probs(c, p, r);
     if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
     /* multi_margin_loss: PyTorch's checks as the spec plans them (its messages); the labels on the device next */
     if (c->loss == LF_LOSS_MULTI_MARGIN) return lf_spec_plan_multi_margin(c, p, r);

@@ -4,6 +4,7 @@
  * labels, more classes than the head, float and interpolated masks, void
  * blended into the classes by a bilinear resize, one-hot targets, soft
  * targets that do not sum to 1, multi-label targets). Warnings: lf_guard_warn.c. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -154,4 +155,43 @@ void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_res
                      "probability targets must be floating point: target.float(); "
                      "class indices have no class dimension");
     }
+}
+
+/* binary_cross_entropy: element i, the first whose input (then target) is outside [0, 1] or NaN, named
+ * with its value as the device holds it (x, t) and the likely cause. */
+void lf_guard_reject_bce(const lf_case *c, const lf_problem *p, int64_t i, int64_t n_bad, double x, double t,
+                         lf_result *r)
+{
+    bool input = !(x >= 0 && x <= 1);
+    double v = input ? x : t;
+    lf_dtype d = input ? c->input.dtype : (lf_dtype)p->tgt_dtype;
+    r->kind = LF_OUTCOME_HOST_ERROR;
+    snprintf(r->error, sizeof r->error, "bce_out_of_range");
+    snprintf(r->exception, sizeof r->exception, "RuntimeError");
+    r->index = i;
+    r->value = 0;
+    const char *why = "";
+    if (!input) {
+        set_hint(r, "target_not_probability",
+                 isnan(t)   ? "a NaN target: check how the targets were made"
+                 : t == 255 ? "255 looks like a mask's foreground or void value: use mask / 255 (or mask > 0)"
+                            : "targets of binary_cross_entropy are probabilities in [0, 1]; class ids go to "
+                              "cross_entropy");
+    } else if (isnan(x)) {
+        why = ": a NaN from a layer before (an overflow or 0/0)";
+        set_hint(r, "nan_probability",
+                 "find the NaN upstream (torch.autograd.set_detect_anomaly); binary_cross_entropy_with_logits "
+                 "on the logits avoids the sigmoid's own");
+    } else if (fabs(x - (x > 1 ? 1 : 0)) <= 2 * lf_dtype_eps(d)) {
+        why = x > 1 ? ": a sigmoid rounded past 1" : ": a probability rounded below 0";
+        set_hint(r, "sigmoid_past_one", "use binary_cross_entropy_with_logits on the logits (or clamp to [0, 1])");
+    } else {
+        why = ": logits, not probabilities";
+        set_hint(r, "logits_not_probabilities",
+                 "apply sigmoid first, or use binary_cross_entropy_with_logits on the logits");
+    }
+    snprintf(r->message, sizeof r->message,
+             "%s[%lld] = %.8g (%s)%s; %lld of %lld elements are outside [0, 1] or NaN. PyTorch would hit a "
+             "device-side assert here",
+             input ? "input" : "target", (long long)i, v, lf_dtype_name(d), why, (long long)n_bad, (long long)p->N);
 }

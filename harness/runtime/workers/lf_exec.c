@@ -191,10 +191,10 @@ bool lf_exec_parse_assert_line(const char *line, lf_result *r)
     snprintf(cond, sizeof cond, "%.*s", (int)(b - a - 11), a + 11);
     lf_result_init(r);
     r->kind = LF_OUTCOME_DEVICE_ASSERT;
-    r->kernel_id = lf_kernel_id_of(kernel);
     r->cond_id = lf_cond_id_of(cond);
+    r->kernel_id = lf_assert_kernel_of(kernel, r->cond_id);
     r->index = -1; /* CUDA's line names the block and thread, not the element */
-    snprintf(r->error, sizeof r->error, "label_out_of_range");
+    snprintf(r->error, sizeof r->error, "%s", lf_assert_error(r->kernel_id));
     snprintf(r->exception, sizeof r->exception, "RuntimeError");
     snprintf(r->message, sizeof r->message, "%s (the worker's context died): %.400s",
              block ? "device-side assert" : "assert() failed", k);

@@ -475,9 +475,9 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     if (r->kind == LF_OUTCOME_DEVICE_ASSERT) {
         const char *kernel = json_string_value(json_object_get(o, "kernel"));
         const char *cond = json_string_value(json_object_get(o, "cond"));
-        r->kernel_id = kernel ? lf_kernel_id_of(kernel) : LF_K_NONE;
         r->cond_id = cond ? lf_cond_id_of(cond) : LF_COND_NONE;
-        if (!r->error[0]) snprintf(r->error, sizeof r->error, "label_out_of_range");
+        r->kernel_id = kernel ? lf_assert_kernel_of(kernel, r->cond_id) : LF_K_NONE;
+        if (!r->error[0]) snprintf(r->error, sizeof r->error, "%s", lf_assert_error(r->kernel_id));
     }
     json_t *index = json_object_get(o, "index");
     r->index = index ? json_integer_value(index) : -1; /* -1: not known (a hard assert, a CPU IndexError) */
