@@ -10,7 +10,7 @@ import sys
 
 # The loss names are the product's (python/lossfuzz_torch.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from lossfuzz_torch import BCE, CE, MULTI_MARGIN, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
+from lossfuzz_torch import BCE, BCE_PROBS, CE, MULTI_MARGIN, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
 
 try:
     import numpy as np
@@ -21,10 +21,11 @@ except Exception as exc:  # ImportError, or OSError from a broken install
     IMPORT_ERROR = exc
 
 # Generator mixes: (value, weight).
-LOSS_MIX = [(CE, 45), (NLL, 25), (BCE, 30), (MULTI_MARGIN, 15)]
+LOSS_MIX = [(CE, 45), (NLL, 25), (BCE, 30), (BCE_PROBS, 20), (MULTI_MARGIN, 15)]
 SCENARIO_MIX = {CE: [("ok", 41), ("oob", 37), ("host", 22)],
                 NLL: [("ok", 41), ("oob", 37), ("host", 22)],
                 BCE: [("ok", 57), ("host", 43)],
+                BCE_PROBS: [("ok", 50), ("oob", 30), ("host", 20)],
                 MULTI_MARGIN: [("ok", 50), ("oob", 30), ("host", 20)]}
 MARGIN_P_MIX = [(None, 40), (1, 20), (2, 40)]
 MARGIN_MIX = [(None, 40), (1.0, 10), (0.5, 15), (2.0, 15), (0.0, 10), (-1.0, 10)]
@@ -148,12 +149,15 @@ class CaseGenerator:
     def forward_case(self):
         loss = self.pick(LOSS_MIX)
         scenario = self.pick(SCENARIO_MIX[loss])
-        case = (self.bce_case() if loss == BCE else self.margin_case() if loss == MULTI_MARGIN
-                else self.class_case(loss, scenario == "oob"))
-        if scenario == "oob":
+        case = (self.bce_case() if loss == BCE else self.bce_prob_case() if loss == BCE_PROBS
+                else self.margin_case() if loss == MULTI_MARGIN else self.class_case(loss, scenario == "oob"))
+        if scenario == "oob" and loss == BCE_PROBS:
+            self.inject_bad_probability(case)
+        elif scenario == "oob":
             self.inject_bad_label(case)
         elif scenario == "host":
-            mutations = {BCE: BCE_MUTATIONS, MULTI_MARGIN: MARGIN_MUTATIONS}.get(loss, CLASS_MUTATIONS)
+            mutations = {BCE: BCE_MUTATIONS, BCE_PROBS: BCE_PROB_MUTATIONS,
+                         MULTI_MARGIN: MARGIN_MUTATIONS}.get(loss, CLASS_MUTATIONS)
             self.rng.choice(mutations)(self, case)
         return case
 
@@ -269,6 +273,36 @@ class CaseGenerator:
         options = {}
         self.common_options(options, smoothing=False)
         return Case(BCE, tensors, options, {"rank": rank})
+
+    def bce_prob_case(self):
+        """Valid binary_cross_entropy case: probabilities (a sigmoid in the dtype, some exactly 0 or 1)."""
+        rank, last = self.pick(RANK_MIX), self.rng.randint(1, 9)
+        batch = 0 if self.chance(0.04) else self.rng.randint(1, 6)
+        shape = ([] if rank == 0 else [last] if rank == 1 else
+                 [batch] + [self.rng.randint(1, 4) for _ in range(rank - 2)] + [last])
+        dtype = self.pick(INPUT_DTYPE_MIX)
+        z = self.np.standard_normal(shape) * self.pick([(1.0, 6), (10.0, 2), (40.0, 2)])
+        y = self.prob_array(shape, -1) if rank else self.np.random(shape)
+        tensors = {"input": self.floats(1 / (1 + np.exp(-z)), dtype), "target": self.floats(y, dtype)}
+        if self.chance(0.3):
+            wshape = self.broadcastable(shape)
+            wdtype = dtype if self.chance(0.8) else self.rng.choice(FLOAT_DTYPES)
+            tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, wshape), wdtype)
+        options = {}
+        self.common_options(options, smoothing=False)
+        return Case(BCE_PROBS, tensors, options, {"rank": rank})
+
+    def inject_bad_probability(self, case):
+        """One input (a sigmoid rounded past 1, logits, a NaN) or target (255, -1, NaN) outside [0, 1]."""
+        name = "input" if self.chance(0.6) else "target"
+        t = case.tensors[name]
+        if t.numel() == 0:
+            return
+        flat = t.flatten().clone()
+        eps = torch.finfo(t.dtype).eps
+        flat[self.rng.randrange(flat.numel())] = self.pick(
+            [(1 + eps, 25), (-eps, 10), (math.nan, 20), (3.5, 15), (-2.0, 10), (255.0, 10), (-1.0, 10)])
+        case.tensors[name] = flat.reshape(t.shape)
 
     def broadcastable(self, shape):
         """A shape that broadcasts to `shape` without growing it."""
@@ -445,6 +479,20 @@ def mut_margin_target(g, case):
 
 
 MARGIN_MUTATIONS = [mut_reduction, mut_margin_p, mut_margin_input_rank, mut_margin_target, mut_margin_target]
+def mut_bce_prob_target_dtype(g, case):
+    """A target of another dtype than the input's (float64 of a float32 input, int64 0/1)."""
+    other = g.rng.choice([d for d in FLOAT_DTYPES if d != case.dtype("input")] + ["int64"])
+    case.tensors["target"] = case.tensors["target"].double().round().to(torch_dtype(other))
+
+
+def mut_bce_prob_weight(g, case):
+    """A weight that does not broadcast, or one that broadcasts past the input (raised after the kernel)."""
+    shape = list(case.tensors["input"].shape) or [1]
+    bad = [shape[-1] + g.rng.randint(1, 3)] if g.chance(0.5) else [2] + shape
+    case.tensors["weight"] = g.floats(g.np.uniform(0.5, 2.0, bad), case.dtype("input"))
+
+
+BCE_PROB_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_prob_target_dtype, mut_bce_prob_weight]
 BCE_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_target_shape,
                  mut_bce_target_dtype, mut_bce_target_dtype, mut_bce_broadcast, mut_bce_broadcast]
 

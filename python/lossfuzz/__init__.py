@@ -45,7 +45,7 @@ from .fuzzing import Campaign, CaseResult, Finding, FindingsError, LossfuzzError
 
 __all__ = ["check", "capture", "GuardError", "LossfuzzWarning", "fuzz", "check_kernel", "Campaign", "CaseResult",
            "Finding", "FindingsError", "LossfuzzError"]
-_LOSSES = ("cross_entropy", "nll_loss", "binary_cross_entropy_with_logits")
+_LOSSES = ("cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "binary_cross_entropy")
 _lib = None
 
 
@@ -103,8 +103,8 @@ def _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, l
 def check(input, target, weight=None, *, loss="cross_entropy", pos_weight=None, ignore_index=-100, reduction="mean",
           label_smoothing=0.0, **_ignored):
     """Raises GuardError where PyTorch would not compute the loss as asked;
-    the keywords are F.cross_entropy's, nll_loss's and
-    binary_cross_entropy_with_logits's (loss= says which)."""
+    the keywords are F.cross_entropy's, nll_loss's,
+    binary_cross_entropy_with_logits's and binary_cross_entropy's (loss= says which)."""
     if loss not in _LOSSES:
         raise ValueError("lossfuzz.check: loss must be one of %s" % ", ".join(_LOSSES))
     v = _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, label_smoothing)

@@ -115,8 +115,8 @@ int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out)
     if (!call || !call->input || !call->target || !call->loss || !lf_loss_parse(call->loss, &c.loss) ||
         lf_loss_of(c.loss)->fused_linear) {
         snprintf(err, sizeof err,
-                 "a call needs input, target and loss (cross_entropy, nll_loss or "
-                 "binary_cross_entropy_with_logits)");
+                 "a call needs input, target and a loss the table names (cross_entropy, nll_loss, "
+                 "binary_cross_entropy_with_logits, binary_cross_entropy, multi_margin_loss; `lossfuzz describe`)");
         goto done;
     }
     bool probs = call->target->dtype.code == kDLFloat || call->target->dtype.code == kDLBfloat;
