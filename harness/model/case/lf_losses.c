@@ -12,10 +12,6 @@ static const lf_loss_info losses[LF_LOSS_COUNT] = {
 #undef LF_LOSS
 };
 
-const char *const lf_option_names[LF_OPT_COUNT] = {
-    "weight", "ignore_index", "label_smoothing", "pos_weight",   "linear_bias", "p",
-    "margin", "logit_scale",  "softcap",         "z_loss_scale", "n_items",     "loss_mask"};
-
 const lf_loss_info *lf_loss_of(lf_loss l) { return &losses[l < LF_LOSS_COUNT ? l : 0]; }
 const char *lf_loss_name(lf_loss l) { return l < LF_LOSS_COUNT ? losses[l].name : "?"; }
 bool lf_loss_has_classes(lf_loss l) { return (lf_loss_of(l)->targets & LF_TAKES(LF_CLASS_TARGETS)) != 0; }
