@@ -141,7 +141,7 @@ static void decode_options(lf_case *c, const uint8_t *prm, lf_option_family fami
     for (int o = 0; o < LF_OPTION_COUNT; o++) {
         const lf_option_byte *b = &lf_option_bytes[o];
         size_t k = b->n ? prm[b->byte] / b->divisor % b->n : 0;
-        if (k && lf_option_of(o)->family == family && (lf_loss_of(c->loss)->options >> o & 1))
+        if (k && lf_option_of(o)->family == family && (lf_loss_options(c->loss) >> o & 1))
             lf_case_set_option(c, o, b->values[k]);
     }
 }
@@ -382,7 +382,7 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byt
 {
     int64_t shape[LF_MAX_DIMS];
     c->loss = llm ? LF_LOSS_CROSS_ENTROPY : pick_loss(LF_TAKES(LF_CLASS_TARGETS), prm[P_LOSS]);
-    unsigned options = lf_loss_of(c->loss)->options;
+    unsigned options = lf_loss_options(c->loss);
     int rank = lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)];
     int ndim = input_shape(prm, llm && rank < 2 ? 2 : rank, shape);
     alloc(&c->input, lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)], ndim, shape);

@@ -86,7 +86,7 @@ static void options(const lf_case *c, uint8_t *prm)
         const lf_option_byte *b = &lf_option_bytes[o];
         double v = lf_option_is_scalar(o) ? lf_case_option_value(c, o) : 0;
         size_t k = 0;
-        if (lf_option_of(o)->family != LF_PYTORCH || !lf_case_given(c, o) || !(lf_loss_of(c->loss)->options >> o & 1))
+        if (lf_option_of(o)->family != LF_PYTORCH || !lf_case_given(c, o) || !(lf_loss_options(c->loss) >> o & 1))
             continue;
         for (size_t i = 0; i < b->n; i++)
             if (v == b->values[i] || (isnan(v) && isnan(b->values[i]))) k = i;

@@ -98,7 +98,7 @@ typedef struct {
         BYTE, DIVISOR, LF_VALUES VALUES                                                                                \
     }
 static const lf_option_byte lf_option_bytes[LF_OPTION_COUNT] = {
-#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, BYTE, ...) [LF_OPTION_##ID] = BYTE,
+#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, LOSSES, BYTE, ...) [LF_OPTION_##ID] = BYTE,
 #include "lf_options.def"
 };
 

@@ -165,7 +165,7 @@ void lf_tensor_free(lf_tensor *t)
 
 int64_t lf_case_ignored_label(const lf_case *c)
 {
-    return lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
+    return lf_loss_options(c->loss) & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
 }
 
 bool lf_case_llm_call(const lf_case *c)
@@ -300,7 +300,7 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
 {
     const lf_loss_info *L = lf_loss_of(c->loss);
     for (int o = 0; o < LF_OPTION_COUNT; o++)
-        if (lf_case_given(c, o) && !(L->options & (1u << o))) {
+        if (lf_case_given(c, o) && !(lf_loss_options(c->loss) >> o & 1)) {
             const char *name = lf_option_of(o)->name;
             snprintf(err, errlen, "%s: %s takes no %s", name, L->name, name);
             return false;

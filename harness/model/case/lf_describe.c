@@ -17,15 +17,16 @@ static json_t *words(const char *text) /* "input target" -> ["input", "target"] 
     return a;
 }
 
-static json_t *loss_json(const lf_loss_info *L)
+static json_t *loss_json(lf_loss l)
 {
+    const lf_loss_info *L = lf_loss_of(l);
     static const char *const target_kinds[] = {
         [LF_CLASS_TARGETS] = "class", [LF_PROB_TARGETS] = "prob", [LF_BINARY_TARGETS] = "binary"};
     json_t *targets = json_array(), *options = json_array();
     for (int k = 0; k < (int)(sizeof target_kinds / sizeof *target_kinds); k++)
         if (L->targets & LF_TAKES(k)) json_array_append_new(targets, json_string(target_kinds[k]));
     for (int o = 0; o < LF_OPTION_COUNT; o++)
-        if (L->options & (1u << o)) json_array_append_new(options, json_string(lf_option_of(o)->name));
+        if (lf_loss_options(l) >> o & 1) json_array_append_new(options, json_string(lf_option_of(o)->name));
     return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o}", "name", L->name, "targets", targets, "options", options,
                      "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional",
                      words(L->positional));
@@ -34,7 +35,7 @@ static json_t *loss_json(const lf_loss_info *L)
 json_t *lf_describe(void)
 {
     json_t *losses = json_array(), *dtypes = json_array(), *errors = json_array();
-    for (int l = 0; l < LF_LOSS_COUNT; l++) json_array_append_new(losses, loss_json(lf_loss_of((lf_loss)l)));
+    for (int l = 0; l < LF_LOSS_COUNT; l++) json_array_append_new(losses, loss_json((lf_loss)l));
     for (int t = 0; t < LF_DTYPE_COUNT; t++) json_array_append_new(dtypes, json_string(lf_dtype_name((lf_dtype)t)));
     const char *name;
     lf_error_source source;
