@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum { LF_TYPE_tensor, LF_TYPE_int64_t, LF_TYPE_double } lf_option_type;
+typedef enum { LF_TYPE_tensor, LF_TYPE_int64_t, LF_TYPE_double } lf_option_type; /* LF_TYPE_<the row's TYPE> */
 typedef enum { LF_PYTORCH, LF_LLM } lf_option_family;
 
 typedef enum {
@@ -16,7 +16,7 @@ typedef enum {
     LF_OPTION_COUNT
 } lf_option;
 
-/* A loss's OPTIONS bit (lf_losses.def) for each row; LF_OPT_LLM: the LLM family's. */
+/* Each row's bit (lf_loss_options: those of the options a loss takes); LF_OPT_LLM: the LLM family's. */
 enum {
 #define LF_OPTION(ID, ...) LF_OPT_##ID = 1u << LF_OPTION_##ID,
 #define LF_TENSOR_OPTION(ID, ...) LF_OPT_##ID = 1u << LF_OPTION_##ID,
