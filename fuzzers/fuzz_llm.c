@@ -1,4 +1,4 @@
-/* fuzz_llm.c - fuzz target: the LLM cross-entropy family (lf_llm.def):
+/* fuzz_llm.c - fuzz target: the LLM cross-entropy family (lf_options.def):
  * cross_entropy with class indices and softcap, logit scale, z-loss, a loss
  * mask, n_items and the class dim last, judged by the spec alone (lossfuzz's
  * own kernels are PyTorch's and have none of them): with a kernel under test

@@ -4,10 +4,10 @@ its definitions composed of torch ops, which the worker's "torch" path runs
 a kernel's low-precision reference is its numbers); and what a kernel's claims
 say about its call: the keyword each option goes by, the outputs it returns.
 
-The option names and defaults are the C side's (harness/model/case/lf_llm.def,
+The option names and defaults are the C side's (harness/model/case/lf_options.def,
 handed over by `lossfuzz describe --json`): LLM_OPTIONS is filled from it."""
 
-LLM_OPTIONS = ()  # the scalar options' names, in lf_llm.def's order (read_describe)
+LLM_OPTIONS = ()  # the family's scalar options' names, in lf_options.def's order (read_describe)
 OUTPUTS = ("z_loss", "lse")  # what a kernel may return besides the loss, lf_llm.def's order
 LAYOUT_KEYS = ("vocab_last",)  # the case's layout, a keyword of the composition only
 

@@ -27,12 +27,13 @@ PROTOCOL = 1
 FD_REQUESTS, FD_ANSWERS, FD_SHM = 3, 4, 5
 # The loss table's facts, from the C side (`lossfuzz describe --json`, given
 # by the executor as --describe): the dtypes, the options each loss takes
-# besides reduction, and the tensors its call takes before its keywords.
+# besides reduction (lf_options.def: their defaults, which are tensors), and
+# the tensors its call takes before its keywords.
 DTYPES = ()
 OPTIONS = {}
 POSITIONAL = {}
 FUSED_LINEAR = set()  # losses whose input is hidden states: cross_entropy(linear(input, W, b), target)
-TENSOR_OPTIONS = ("weight", "pos_weight", "linear_bias", "loss_mask")  # the options that are tensors on the wire
+TENSOR_OPTIONS = ()  # the options that are tensors on the wire
 # The tensors a gradient is asked of (lf_grad_part's order), with the flag that asks.
 GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
               ("linear_bias", "linear_bias_requires_grad"))
@@ -45,10 +46,11 @@ def positional(loss):
 
 def read_describe(text):
     """Takes the loss table and dtypes of `lossfuzz describe --json`."""
-    global DTYPES
+    global DTYPES, TENSOR_OPTIONS
     doc = json.loads(text)
     DTYPES = tuple(doc["dtypes"])
     DEFAULTS.update(doc["option_defaults"])
+    TENSOR_OPTIONS = tuple(doc["tensor_options"])
     lossfuzz_llm.LLM_OPTIONS = tuple(doc["llm"]["options"])
     lossfuzz_llm.OUTPUTS = tuple(doc["llm"]["outputs"])
     for loss in doc["losses"]:

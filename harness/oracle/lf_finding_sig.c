@@ -69,9 +69,8 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
     if ((want & T_OPTIONS) && lf_case_any_ignored(c)) add(out, len, at, "ignored");
     if (want & T_LLM) {
         char w[16];
-        for (int o = 0; o < LF_LLM_COUNT; o++)
-            if ((c->llm_given >> o & 1) && c->llm[o] != lf_llm_defaults[o]) add(out, len, at, lf_llm_names[o]);
-        if (c->loss_mask.present) add(out, len, at, "loss_mask");
+        for (int o = 0; o < LF_OPTION_COUNT; o++) /* the family's options on (lf_options.def), loss_mask too */
+            if ((LF_OPT_LLM >> o & 1) && lf_case_option_on(c, o)) add(out, len, at, lf_option_of(o)->name);
         if (c->vocab_last && in->ndim > 2) add(out, len, at, "vocab_last");
         snprintf(w, sizeof w, "W=%d", c->world_size);
         if (c->world_size > 1) add(out, len, at, w);

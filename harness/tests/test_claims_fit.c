@@ -70,7 +70,7 @@ static void a_mask_follows_the_class_dim_the_kernel_claims(void **state)
     lf_kernel_claims k;
     char err[256];
     lf_kernel_claims_all(&k);
-    k.llm.options = LF_OPT_LOSS_MASK | LF_OPT_OF_LLM(LF_LLM_SOFTCAP);
+    k.llm.options = LF_OPT_LOSS_MASK | LF_OPT_SOFTCAP;
     k.llm.vocab_last = true;
     lf_test_case(&c, "{\"loss\": \"cross_entropy\", \"softcap\": 50.0,"
                      " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 1, 3], \"values\": [1, 2, 3]},"
@@ -135,7 +135,7 @@ static void an_option_in_the_range_the_kernel_claims(void **state)
     assert_non_null(strstr(lf_kernel_claims_skip(&k, &c), "logit_scale -1"));
     lf_kernel_claims_fit(&k, &c);
     assert_null(lf_kernel_claims_skip(&k, &c));
-    assert_true(c.llm[LF_LLM_LOGIT_SCALE] == 1e-6);
+    assert_true(c.logit_scale == 1e-6);
     json_decref(o);
     o = json_loads("{\"name\": \"fa\", \"ranges\": {\"logit_scale\": [2, 3]}}", 0, NULL);
     assert_false(lf_kernel_claims_parse(o, &k, err, sizeof err));

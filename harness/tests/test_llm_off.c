@@ -70,15 +70,16 @@ static bool with_ones_mask(const lf_case *c, lf_case *m)
         return false;
     }
     for (int64_t i = 0; i < m->loss_mask.numel; i++) lf_store_f64(m->loss_mask.data, LF_F32, i, 1.0);
-    for (int k = 0; k < LF_LLM_COUNT; k++) m->llm[k] = lf_llm_defaults[k];
-    m->llm_given = (1u << LF_LLM_COUNT) - 1;
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o) && (LF_OPT_LLM >> o & 1)) lf_case_set_option(m, o, lf_option_of(o)->default_value);
     return true;
 }
 
 static void check_case(const char *name, lf_case *c)
 {
     /* the family's calls: cross_entropy on logits with a batch dim, no option, mask or moved class dim */
-    if (c->loss != LF_LOSS_CROSS_ENTROPY || c->input.ndim < 2 || lf_case_beyond_pytorch(c) || c->llm_given) return;
+    if (c->loss != LF_LOSS_CROSS_ENTROPY || c->input.ndim < 2 || lf_case_beyond_pytorch(c) || lf_case_llm_call(c))
+        return;
     lf_case m;
     if (!with_ones_mask(c, &m)) return;
     lf_result a, b, ga[LF_GRAD_PARTS], gb[LF_GRAD_PARTS];
@@ -130,9 +131,8 @@ static void check_file(const char *dir, const char *file, bool bytes)
         if (lf_target_parse(base, &t)) {
             lf_decode(t, (const uint8_t *)text, len, &c, NULL);
             /* the byte format's options at their off values: the plain call the campaign also makes */
-            for (int k = 0; k < LF_LLM_COUNT; k++) c.llm[k] = lf_llm_defaults[k];
-            c.llm_given = 0;
-            lf_tensor_free(&c.loss_mask);
+            for (int o = 0; o < LF_OPTION_COUNT; o++) /* the loss mask too */
+                if (LF_OPT_LLM >> o & 1) lf_case_option_off(&c, o);
             c.vocab_last = false;
             check_case(path, &c);
             lf_case_free(&c);

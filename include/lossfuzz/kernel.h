@@ -118,7 +118,7 @@ enum { LOSSFUZZ_NONE = 0, LOSSFUZZ_MEAN = 1, LOSSFUZZ_SUM = 2 };
 #define LOSSFUZZ_VOCAB_LAST 0x40u  /* ABI 3: logits [N, d.., C], the classes last */
 
 /* The LLM family's options a kernel honours (ABI 3, .llm_options): in
- * harness/model/case/lf_llm.def's order, then the loss mask. */
+ * harness/model/case/lf_options.def's order, then the loss mask. */
 #define LOSSFUZZ_LOGIT_SCALE 0x01u
 #define LOSSFUZZ_SOFTCAP 0x02u
 #define LOSSFUZZ_Z_LOSS 0x04u

@@ -9,18 +9,25 @@
 
 static const char *const tensors[] = {"input",  "logits",     "target",    "labels", "mask",
                                       "weight", "pos_weight", "loss_mask", NULL};
-/* and the LLM family's, lf_llm_names (lf_llm.def) */
-static const char *const options[] = {"loss", "reduction", "ignore_index", "label_smoothing", NULL};
-
-/* The options' names: the list above, then lf_llm.def's. */
+/* The options' names: loss, reduction, then the scalar options (lf_options.def). */
 static const char *const *option_names(void)
 {
-    static const char *all[sizeof options / sizeof *options + LF_LLM_COUNT];
-    size_t n = sizeof options / sizeof *options - 1;
-    memcpy(all, options, sizeof(char *) * n);
-    memcpy(all + n, lf_llm_names, sizeof(char *) * LF_LLM_COUNT);
-    all[n + LF_LLM_COUNT] = NULL;
+    static const char *all[2 + LF_OPTION_COUNT + 1] = {"loss", "reduction"};
+    int n = 2;
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o)) all[n++] = lf_option_of(o)->name;
+    all[n] = NULL;
     return all;
+}
+
+/* "options loss, reduction, ignore_index, ...", for a message */
+static const char *option_list(void)
+{
+    static char text[256];
+    size_t at = 0;
+    for (const char *const *name = option_names(); *name && at < sizeof text; name++)
+        at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", name == option_names() ? "options " : ", ", *name);
+    return text;
 }
 
 static bool listed(const char *name, const char *const *list)
@@ -72,13 +79,13 @@ bool lf_dump_check_array_name(const char *name, char *err, size_t errlen)
 {
     const char *guess = NULL;
     size_t d = 64;
+    char known[320];
     if (listed(name, tensors) || listed(name, option_names())) return true;
     nearer(name, tensors, &guess, &d);
     nearer(name, option_names(), &guess, &d);
-    unknown(name, "array", guess,
-            "tensors input/logits, target/labels/mask, weight, pos_weight, loss_mask; options loss, reduction, "
-            "ignore_index, label_smoothing and the LLM family's (logit_scale, softcap, z_loss_scale, n_items)",
-            err, errlen);
+    snprintf(known, sizeof known, "tensors input/logits, target/labels/mask, weight, pos_weight, loss_mask; %s",
+             option_list());
+    unknown(name, "array", guess, known, err, errlen);
     return false;
 }
 
@@ -86,13 +93,11 @@ bool lf_dump_check_meta_key(const char *key, char *err, size_t errlen)
 {
     const char *guess = NULL;
     size_t d = 64;
+    char known[320];
     if (listed(key, option_names()) || !strcmp(key, "format"))
         return true; /* "format": "pt", which transformers and others add */
     nearer(key, option_names(), &guess, &d);
-    unknown(key, "__metadata__ key", guess,
-            listed(key, tensors)
-                ? "options loss, reduction, ignore_index, label_smoothing; tensors belong in the header"
-                : "options loss, reduction, ignore_index, label_smoothing",
-            err, errlen);
+    snprintf(known, sizeof known, "%s%s", option_list(), listed(key, tensors) ? "; tensors belong in the header" : "");
+    unknown(key, "__metadata__ key", guess, known, err, errlen);
     return false;
 }

@@ -1,10 +1,11 @@
-/* lf_dump_option.c - the options of a dump (loss, reduction, ignore_index,
- * label_smoothing, the LLM family's lf_llm.def), from safetensors __metadata__ or from an array (a 0-d
- * .npz array, a .npy in a directory, a 0-d safetensors tensor). Each must be
- * one value of a type that cannot mean two things; anything else is an error
- * naming the option and what was found, never a silent default. A 1-D array
- * of one element ([255], torch.tensor([255])) is read as that element: it
- * holds one value, so nothing is guessed. */
+/* lf_dump_option.c - the options of a dump (loss, reduction and the scalar
+ * options of lf_options.def: ignore_index, label_smoothing, ...), from
+ * safetensors __metadata__ or from an array (a 0-d .npz array, a .npy in a
+ * directory, a 0-d safetensors tensor). Each must be one value of a type that
+ * cannot mean two things; anything else is an error naming the option and
+ * what was found, never a silent default. A 1-D array of one element ([255],
+ * torch.tensor([255])) is read as that element: it holds one value, so
+ * nothing is guessed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,11 +71,12 @@ static bool text(const value *v, const char *key, const char *expected, char *er
     return false;
 }
 
-/* ignore_index: an integer, or a string that is exactly one (not "", "2.0", or out of range). */
-static bool integer(value *v, char *err, size_t errlen)
+/* ignore_index and the other int64_t options: an integer, or a string that is exactly one (not "", "2.0", or out
+ * of range). */
+static bool integer(value *v, const char *key, char *err, size_t errlen)
 {
     if (v->k == REAL) /* 255.0 too: PyTorch takes an int, and so do JSON cases */
-        return snprintf(err, errlen, "ignore_index: found the float %s%s; expected an integer", v->text,
+        return snprintf(err, errlen, "%s: found the float %s%s; expected an integer", key, v->text,
                         strpbrk(v->text, ".eEni") ? "" : ".0"),
                false;
     if (v->k == INTEGER) return true;
@@ -82,10 +84,10 @@ static bool integer(value *v, char *err, size_t errlen)
     errno = 0;
     v->i = strtoll(v->text, &end, 10);
     if (end != v->text && !*end && errno != ERANGE) return true;
-    return snprintf(err, errlen, "ignore_index \"%s\" is not an integer", v->text), false;
+    return snprintf(err, errlen, "%s \"%s\" is not an integer", key, v->text), false;
 }
 
-/* label_smoothing and the LLM options: a number, or a string that is exactly one. */
+/* label_smoothing and the other double options: a number, or a string that is exactly one. */
 static bool number(value *v, const char *key, char *err, size_t errlen)
 {
     if (v->k == INTEGER) v->r = (double)v->i;
@@ -114,24 +116,18 @@ bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen)
         c->reduction = lf_reduction_parse(v.text); /* another name is PyTorch's ValueError: a case, not a bad file */
         c->has_reduction = true;
     }
-    if (!get(d, "ignore_index", &v, &given, err, errlen)) return false;
-    if (given) {
-        if (!integer(&v, err, errlen)) return false;
-        c->ignore_index = v.i;
-        c->has_ignore_index = true;
-    }
-    if (!get(d, "label_smoothing", &v, &given, err, errlen)) return false;
-    if (given) {
-        if (!number(&v, "label_smoothing", err, errlen)) return false;
-        c->label_smoothing = v.r;
-        c->has_label_smoothing = true;
-    }
-    for (int k = 0; k < LF_LLM_COUNT; k++) { /* the LLM family's (lf_llm.def) */
-        if (!get(d, lf_llm_names[k], &v, &given, err, errlen)) return false;
+    for (int o = 0; o < LF_OPTION_COUNT; o++) { /* the scalar options (lf_options.def) */
+        const char *name = lf_option_of(o)->name;
+        if (!lf_option_is_scalar(o)) continue;
+        if (!get(d, name, &v, &given, err, errlen)) return false;
         if (!given) continue;
-        if (!number(&v, lf_llm_names[k], err, errlen)) return false;
-        c->llm[k] = v.r;
-        c->llm_given |= 1u << k;
+        if (lf_option_of(o)->type == LF_TYPE_int64_t) {
+            if (!integer(&v, name, err, errlen)) return false;
+            lf_case_set_option_int(c, o, v.i);
+        } else {
+            if (!number(&v, name, err, errlen)) return false;
+            lf_case_set_option(c, o, v.r);
+        }
     }
     return true;
 }

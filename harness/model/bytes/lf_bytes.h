@@ -30,7 +30,7 @@
 
 /* RAW: a target over plain bytes (the dump loaders): libFuzzer's own mutations.
  * LINEAR: fused linear + cross-entropy, for kernels under test that claim it.
- * LLM: class-index cross_entropy with the LLM family's options (lf_llm.def). */
+ * LLM: class-index cross_entropy with the LLM family's options (lf_options.def). */
 typedef enum {
     LF_TARGET_CLASS,
     LF_TARGET_PROB,

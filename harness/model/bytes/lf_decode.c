@@ -135,6 +135,17 @@ static void alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape)
     }
 }
 
+/* The options of `family` the case's loss takes, each from its byte (lf_options.def, lf_params.h). */
+static void decode_options(lf_case *c, const uint8_t *prm, lf_option_family family)
+{
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        const lf_option_byte *b = &lf_option_bytes[o];
+        size_t k = b->n ? prm[b->byte] / b->divisor % b->n : 0;
+        if (k && lf_option_of(o)->family == family && (lf_loss_options(c->loss) >> o & 1))
+            lf_case_set_option(c, o, b->values[k]);
+    }
+}
+
 static void common_options(lf_case *c, const uint8_t *prm)
 {
     const char *red = lf_p_reductions[prm[P_REDUCTION] % LF_COUNT(lf_p_reductions)];
@@ -371,7 +382,7 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byt
 {
     int64_t shape[LF_MAX_DIMS];
     c->loss = llm ? LF_LOSS_CROSS_ENTROPY : pick_loss(LF_TAKES(LF_CLASS_TARGETS), prm[P_LOSS]);
-    unsigned options = lf_loss_of(c->loss)->options;
+    unsigned options = lf_loss_options(c->loss);
     int rank = lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)];
     int ndim = input_shape(prm, llm && rank < 2 ? 2 : rank, shape);
     alloc(&c->input, lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)], ndim, shape);
@@ -381,19 +392,7 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byt
     c->ignore_index = ig == IG_C_MINUS_1 ? C - 1 : ig == IG_C ? C : fixed_ignore[ig];
     c->has_ignore_index = ig != IG_DEFAULT;
     common_options(c, prm);
-    if (options & LF_OPT_LABEL_SMOOTHING) {
-        c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
-        c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
-    }
-    if (options & LF_OPT_MARGIN) {
-        c->margin = lf_p_margins[prm[P_SMOOTHING] % LF_COUNT(lf_p_margins)];
-        c->has_margin = prm[P_SMOOTHING] % LF_COUNT(lf_p_margins) != 0;
-    }
-    if (options & LF_OPT_P) {
-        int k = prm[P_SMOOTHING] / LF_COUNT(lf_p_margins) % LF_COUNT(lf_p_margin_ps);
-        c->p = lf_p_margin_ps[k];
-        c->has_p = k != 0;
-    }
+    decode_options(c, prm, LF_PYTORCH);
     int tndim;
     int64_t tshape[LF_MAX_DIMS];
     target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
@@ -457,9 +456,8 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     lf_dtype in_dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
     alloc(&c->input, in_dtype, ndim, shape);
     common_options(c, prm);
+    decode_options(c, prm, LF_PYTORCH);
     if (!bce) {
-        c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
-        c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
         c->ignore_index = lf_p_prob_ignore[prm[P_PROB_IGNORE] % LF_COUNT(lf_p_prob_ignore)];
         c->has_ignore_index = prm[P_PROB_IGNORE] % LF_COUNT(lf_p_prob_ignore) != 0;
     }
@@ -491,7 +489,7 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     int64_t C = ndim >= 2 ? shape[1] : ndim ? shape[0] : 1;
     extra(pr, &c->weight, prm[P_WEIGHT] % (bce ? B_COUNT : W_COUNT), prm[P_WEIGHT_VALUES], prm[P_SEED], bce, &c->input,
           C, fill);
-    if (lf_loss_of(c->loss)->options & LF_OPT_POS_WEIGHT)
+    if (lf_loss_options(c->loss) & LF_OPT_POS_WEIGHT)
         extra(pr, &c->pos_weight, prm[P_IGNORE_OR_POS_WEIGHT] % B_COUNT, prm[P_POS_WEIGHT_VALUES], prm[P_SEED] + 1u,
               true, &c->input, C, fill);
     if (!fill) return;
@@ -545,8 +543,7 @@ static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_by
     c->ignore_index = ig == IG_C_MINUS_1 ? V - 1 : ig == IG_C ? V : fixed_ignore[ig];
     c->has_ignore_index = ig != IG_DEFAULT;
     common_options(c, prm);
-    c->label_smoothing = lf_p_smoothing[prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing)];
-    c->has_label_smoothing = prm[P_SMOOTHING] % LF_COUNT(lf_p_smoothing) != 0;
+    decode_options(c, prm, LF_PYTORCH);
     int tndim;
     int64_t tshape[LF_MAX_DIMS];
     target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
@@ -571,14 +568,6 @@ static void decode_llm(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_
     decode_class(pr, prm, c, lay, fill, true);
     if (!fill) return;
     uint8_t a = prm[P_PROB_IGNORE], b = prm[P_POS_WEIGHT_VALUES];
-    int pick[LF_LLM_COUNT] = {[LF_LLM_SOFTCAP] = a % 8,
-                              [LF_LLM_LOGIT_SCALE] = a / 8 % 8,
-                              [LF_LLM_Z_LOSS_SCALE] = b % 8,
-                              [LF_LLM_N_ITEMS] = b / 8 % 8};
-    const double *tables[LF_LLM_COUNT] = {[LF_LLM_SOFTCAP] = lf_p_softcaps,
-                                          [LF_LLM_LOGIT_SCALE] = lf_p_logit_scales,
-                                          [LF_LLM_Z_LOSS_SCALE] = lf_p_z_loss_scales,
-                                          [LF_LLM_N_ITEMS] = lf_p_n_items};
     lf_tensor *in = &c->input;
     int n = in->ndim;
     c->vocab_last = b / 64 % 2 && n >= 3;
@@ -593,15 +582,12 @@ static void decode_llm(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_
     for (int d = 0; d < m; d++) rows *= shape[d];
     for (int64_t i = 0; i < c->target.numel; i++)
         counted += lf_load_i64(c->target.data, c->target.dtype, i) != c->ignore_index;
-    for (int k = 0; k < LF_LLM_COUNT; k++) {
-        if (!pick[k]) continue;
-        double v = tables[k][pick[k]];
-        if (k == LF_LLM_N_ITEMS && (c->reduction == LF_REDUCTION_NONE || c->reduction == LF_REDUCTION_INVALID))
-            continue;
-        /* (the sentinel is n_items' only: logit_scale's -1 is a value, flash-attention's assert's) */
-        c->llm[k] = k == LF_LLM_N_ITEMS && v == LF_P_N_COUNTED ? (counted ? (double)counted : 1.0) : v;
-        c->llm_given |= 1u << k;
-    }
+    decode_options(c, prm, LF_LLM);
+    if (c->reduction == LF_REDUCTION_NONE || c->reduction == LF_REDUCTION_INVALID) /* n_items divides a sum */
+        lf_case_option_off(c, LF_OPTION_N_ITEMS);
+    /* (the sentinel is n_items' only: logit_scale's -1 is a value, flash-attention's assert's) */
+    else if (c->n_items == LF_P_N_COUNTED)
+        c->n_items = counted ? (double)counted : 1.0;
     int mask = a / 64;
     if (mask && c->target.numel == rows) {
         alloc(&c->loss_mask, mask == 2 ? LF_BOOL : LF_F32, m, shape);

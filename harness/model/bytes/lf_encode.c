@@ -80,16 +80,17 @@ static void options(const lf_case *c, uint8_t *prm)
 {
     for (size_t i = 0; i < LF_COUNT(lf_p_reductions); i++)
         if (!strcmp(c->reduction_name, lf_p_reductions[i])) prm[P_REDUCTION] = (uint8_t)i;
-    for (size_t i = 0; i < LF_COUNT(lf_p_smoothing); i++)
-        if (c->label_smoothing == lf_p_smoothing[i] || (isnan(c->label_smoothing) && isnan(lf_p_smoothing[i])))
-            prm[P_SMOOTHING] = (uint8_t)i;
-    if (lf_loss_of(c->loss)->options & (LF_OPT_P | LF_OPT_MARGIN)) { /* the smoothing byte's other reading */
-        int m = 0, k = 0;
-        for (size_t i = 0; c->has_margin && i < LF_COUNT(lf_p_margins); i++)
-            if (c->margin == lf_p_margins[i] || (isnan(c->margin) && isnan(lf_p_margins[i]))) m = (int)i;
-        for (size_t i = 1; c->has_p && i < LF_COUNT(lf_p_margin_ps); i++)
-            if (c->p == lf_p_margin_ps[i]) k = (int)i;
-        prm[P_SMOOTHING] = (uint8_t)(m + LF_COUNT(lf_p_margins) * k);
+    /* PyTorch's options the loss takes (lf_options.def; fuzz_llm's seeds are bytes): the last value of its
+     * byte's table that is the case's, else "not given" */
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        const lf_option_byte *b = &lf_option_bytes[o];
+        double v = lf_option_is_scalar(o) ? lf_case_option_value(c, o) : 0;
+        size_t k = 0;
+        if (lf_option_of(o)->family != LF_PYTORCH || !lf_case_given(c, o) || !(lf_loss_options(c->loss) >> o & 1))
+            continue;
+        for (size_t i = 0; i < b->n; i++)
+            if (v == b->values[i] || (isnan(v) && isnan(b->values[i]))) k = i;
+        prm[b->byte] = (uint8_t)(prm[b->byte] + k * b->divisor);
     }
     prm[P_IN_LAYOUT] = layout_byte(&c->input);
     prm[P_TGT_LAYOUT] = layout_byte(&c->target);

@@ -4,6 +4,7 @@
 #ifndef LF_PARAMS_H
 #define LF_PARAMS_H
 
+#include <math.h> /* NAN in lf_options.def */
 #include <stdint.h>
 
 #include "lf_case.h"
@@ -70,23 +71,36 @@ static const lf_dtype lf_p_label_dtypes[] = {LF_I64, LF_U8, LF_I32, LF_BOOL, LF_
 /* Probability/BCE targets: index 0 means "the input's dtype". */
 static const lf_dtype lf_p_prob_dtypes[] = {LF_DTYPE_COUNT, LF_F32, LF_F64, LF_BF16, LF_F16, LF_I64, LF_BOOL};
 static const char *const lf_p_reductions[] = {"mean", "sum", "none", "avg"};
-static const double lf_p_smoothing[] = {0.0, 0.1, 0.5, 1.0, 0.9, 1.5, -0.1, __builtin_nan("")};
 static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
-/* multi_margin_loss's options, from the smoothing byte (it takes no smoothing):
- * byte % 8 the margin (0: not given), byte / 8 % 4 its p (0: not given, 1: 2,
- * 2: 1 given, 3: an invalid 3). */
-static const double lf_p_margins[] = {1.0, 0.5, 2.0, 0.0, -1.0, 0.001, 100.0, __builtin_nan("")};
-static const int64_t lf_p_margin_ps[] = {1, 2, 1, 3};
-/* fuzz_llm's options (lf_llm.def), from two bytes the class decoder leaves
- * unread: P_PROB_IGNORE % 8 the softcap, / 8 % 8 the logit scale, / 64 the
- * loss mask (none, ones, 0/1 bools, floats in [0, 1]); P_POS_WEIGHT_VALUES %
- * 8 the z-loss scale, / 8 % 8 n_items (LF_P_N_COUNTED: the rows counted,
- * as a trainer passes it), / 64 % 2 the class dim last. Index 0: not given. */
-static const double lf_p_softcaps[] = {0.0, 30.0, 1.0, 5.0, 0.5, 50.0, 0.0, 2.0};
-static const double lf_p_logit_scales[] = {1.0, 0.5, 2.0, 0.0625, 10.0, -1.0, 1.0, 0.125};
-static const double lf_p_z_loss_scales[] = {0.0, 1e-4, 1e-2, 1.0, 0.1, 0.0, 1e-3, 0.5};
+/* The options' bytes, lf_options.def's BYTE column: prm[byte] / divisor % n
+ * picks a value, the first (the default) "not given"; n 0: none of its own.
+ * P_SMOOTHING: label_smoothing, or multi_margin_loss's margin (% 8) and p
+ * (/ 8 % 4). fuzz_llm's (the LLM family), from two bytes the class decoder
+ * leaves unread: P_PROB_IGNORE the softcap (% 8), the logit scale (/ 8 % 8)
+ * and / 64 the loss mask (none, ones, 0/1 bools, floats in [0, 1]);
+ * P_POS_WEIGHT_VALUES the z-loss scale (% 8), n_items (/ 8 % 8;
+ * LF_P_N_COUNTED: the rows counted, as a trainer passes it) and / 64 % 2 the
+ * class dim last. (An int64_t option's values are small integers: exact.) */
+typedef struct {
+    int byte;
+    unsigned divisor;
+    const double *values;
+    size_t n;
+} lf_option_byte;
 #define LF_P_N_COUNTED (-1.0)
-static const double lf_p_n_items[] = {0.0, LF_P_N_COUNTED, 1.0, 7.0, 1000.0, LF_P_N_COUNTED, 3.0, 2.0};
+#define LF_NO_BYTE                                                                                                     \
+    {                                                                                                                  \
+        0, 1, NULL, 0                                                                                                  \
+    }
+#define LF_VALUES(...) (const double[]){__VA_ARGS__}, LF_COUNT(((const double[]){__VA_ARGS__}))
+#define LF_BYTE(BYTE, DIVISOR, VALUES)                                                                                 \
+    {                                                                                                                  \
+        BYTE, DIVISOR, LF_VALUES VALUES                                                                                \
+    }
+static const lf_option_byte lf_option_bytes[LF_OPTION_COUNT] = {
+#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, LOSSES, BYTE, ...) [LF_OPTION_##ID] = BYTE,
+#include "lf_options.def"
+};
 
 /* Class target shapes: the right one, or a common mistake. */
 enum {

@@ -1,6 +1,7 @@
 /* lf_case.c - names, defaults and memory of cases and tensors. */
 #include "lf_case.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,10 +70,8 @@ lf_reduction lf_reduction_parse(const char *name)
 void lf_case_init(lf_case *c)
 {
     memset(c, 0, sizeof *c);
-    c->ignore_index = -100;
-    c->p = 1;
-    c->margin = 1.0;
-    for (int k = 0; k < LF_LLM_COUNT; k++) c->llm[k] = lf_llm_defaults[k];
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o)) lf_case_option_off(c, o);
     c->world_size = 1;
     c->reduction = LF_REDUCTION_MEAN;
     strcpy(c->reduction_name, "mean");
@@ -166,16 +165,21 @@ void lf_tensor_free(lf_tensor *t)
 
 int64_t lf_case_ignored_label(const lf_case *c)
 {
-    return lf_loss_of(c->loss)->options & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
+    return lf_loss_options(c->loss) & LF_OPT_IGNORE_INDEX ? c->ignore_index : INT64_MAX;
 }
 
-bool lf_case_llm_call(const lf_case *c) { return c->llm_given || c->loss_mask.present; }
+bool lf_case_llm_call(const lf_case *c)
+{
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if ((LF_OPT_LLM >> o & 1) && lf_case_given(c, o)) return true;
+    return false;
+}
 
 bool lf_case_beyond_pytorch(const lf_case *c)
 {
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if ((c->llm_given >> k & 1) && c->llm[k] != lf_llm_defaults[k]) return true;
-    return c->loss_mask.present || (c->vocab_last && c->input.ndim >= 3);
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if ((LF_OPT_LLM >> o & 1) && lf_case_option_on(c, o)) return true;
+    return c->vocab_last && c->input.ndim >= 3;
 }
 
 int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first)
@@ -237,20 +241,29 @@ int64_t lf_case_classes(const lf_case *c)
     return c->input.shape[lf_case_class_dim(c)];
 }
 
-/* The LLM family's rules a case file must keep (docs/llm-cross-entropy.md):
- * its numbers in range, a batch dim, a mask per row, shards of the classes. */
-static bool check_llm(const lf_case *c, char *err, size_t errlen)
+/* The options' values lossfuzz refuses (lf_options.def's VALID), not PyTorch. */
+static bool check_ranges(const lf_case *c, char *err, size_t errlen)
 {
-    const double *o = c->llm;
-    if (!isfinite(o[LF_LLM_LOGIT_SCALE]) || !(o[LF_LLM_SOFTCAP] >= 0 && isfinite(o[LF_LLM_SOFTCAP])) ||
-        !(o[LF_LLM_Z_LOSS_SCALE] >= 0 && isfinite(o[LF_LLM_Z_LOSS_SCALE])) ||
-        !(o[LF_LLM_N_ITEMS] >= 0 && isfinite(o[LF_LLM_N_ITEMS]))) {
-        snprintf(err, errlen,
-                 "logit_scale, softcap, z_loss_scale, n_items: finite, and softcap, z_loss_scale and "
-                 "n_items >= 0");
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        const lf_option_info *O = lf_option_of(o);
+        double v = O->ranged ? lf_case_option_value(c, o) : 0;
+        if (!O->ranged || (v >= O->lo && v <= O->hi)) continue;
+        if (O->lo == -DBL_MAX && O->hi == DBL_MAX)
+            snprintf(err, errlen, "%s: %g is not finite", O->name, v);
+        else if (O->hi == DBL_MAX)
+            snprintf(err, errlen, "%s: %g; expected a finite number >= %g", O->name, v, O->lo);
+        else
+            snprintf(err, errlen, "%s: %g; expected a number from %g to %g", O->name, v, O->lo, O->hi);
         return false;
     }
-    if (o[LF_LLM_N_ITEMS] > 0 && c->reduction == LF_REDUCTION_NONE) {
+    return true;
+}
+
+/* The LLM family's rules a case file must keep (docs/llm-cross-entropy.md):
+ * a batch dim, a mask per row, shards of the classes. */
+static bool check_llm(const lf_case *c, char *err, size_t errlen)
+{
+    if (c->n_items > 0 && c->reduction == LF_REDUCTION_NONE) {
         snprintf(err, errlen, "n_items: divides a sum; reduction \"none\" has none");
         return false;
     }
@@ -286,21 +299,17 @@ static bool check_llm(const lf_case *c, char *err, size_t errlen)
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
 {
     const lf_loss_info *L = lf_loss_of(c->loss);
-    bool given[LF_OPT_COUNT] = {c->weight.present,     c->has_ignore_index,    c->has_label_smoothing,
-                                c->pos_weight.present, c->linear_bias.present, c->has_p,
-                                c->has_margin};
-    for (int k = 0; k < LF_LLM_COUNT; k++) given[__builtin_ctz(LF_OPT_OF_LLM(k))] = (c->llm_given >> k) & 1;
-    given[__builtin_ctz(LF_OPT_LOSS_MASK)] = c->loss_mask.present;
-    for (int k = 0; k < LF_OPT_COUNT; k++)
-        if (given[k] && !(L->options & (1u << k))) {
-            snprintf(err, errlen, "%s: %s takes no %s", lf_option_names[k], L->name, lf_option_names[k]);
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_case_given(c, o) && !(lf_loss_options(c->loss) >> o & 1)) {
+            const char *name = lf_option_of(o)->name;
+            snprintf(err, errlen, "%s: %s takes no %s", name, L->name, name);
             return false;
         }
     if (c->linear_weight.present && !L->fused_linear) {
         snprintf(err, errlen, "linear_weight: %s takes no linear_weight", L->name);
         return false;
     }
-    if (!check_llm(c, err, errlen)) return false;
+    if (!check_ranges(c, err, errlen) || !check_llm(c, err, errlen)) return false;
     if (L->fused_linear) {
         const lf_tensor *lw = &c->linear_weight, *lb = &c->linear_bias;
         if (!lw->present) {

@@ -10,6 +10,7 @@
 #include "lf_dtype.h"
 #include "lf_llm.h"
 #include "lf_losses.h"
+#include "lf_options.h"
 
 #define LF_MAX_DIMS 8                   /* inputs and targets up to 8-D (PyTorch takes more; cases rarely need it) */
 #define LF_MAX_NUMEL ((int64_t)1 << 28) /* per tensor; larger shapes are refused, not allocated */
@@ -116,20 +117,19 @@ typedef struct {
     lf_tensor input, target, weight, pos_weight;
     lf_tensor linear_weight, linear_bias; /* LF_LOSS_LINEAR_CROSS_ENTROPY only */
     lf_tensor loss_mask;                  /* the LLM family: a float or bool per row (the target's shape) */
-    int64_t ignore_index;                 /* default -100 */
-    lf_reduction reduction;               /* default mean */
-    char reduction_name[32];              /* as written; kept for invalid names */
-    double label_smoothing;               /* default 0 */
-    int64_t p;                            /* multi_margin_loss: the exponent, 1 (default) or 2 */
-    double margin;                        /* multi_margin_loss: default 1 */
-    bool has_ignore_index, has_reduction, has_label_smoothing, has_p, has_margin;
-    /* The LLM family (lf_llm.def; docs/llm-cross-entropy.md): its options,
-     * with a bit per option written in the case (1 << lf_llm_option); the
-     * class dimension last (logits [B, T, V], targets [B, T]); and the ranks
-     * a vocabulary-parallel kernel runs on, each holding the consecutive
-     * shard of the classes shards[r] (n_shards 0: split evenly). */
-    double llm[LF_LLM_COUNT];
-    unsigned llm_given;
+    /* The scalar options (lf_options.def): a field named as each (c->label_smoothing, c->softcap), and
+     * has_NAME: written in the case, else at its default. The functions below reach them by the list. */
+#define LF_OPTION(ID, NAME, TYPE, ...) TYPE NAME;
+#include "lf_options.def"
+#define LF_OPTION(ID, NAME, ...) bool has_##NAME;
+#include "lf_options.def"
+    lf_reduction reduction;  /* default mean */
+    char reduction_name[32]; /* as written; kept for invalid names */
+    bool has_reduction;
+    /* The LLM family (lf_llm.def; docs/llm-cross-entropy.md), besides its
+     * options: the class dimension last (logits [B, T, V], targets [B, T]);
+     * and the ranks a vocabulary-parallel kernel runs on, each holding the
+     * consecutive shard of the classes shards[r] (n_shards 0: split evenly). */
     bool vocab_last;
     int world_size; /* 1: one process */
     int n_shards;
@@ -202,6 +202,16 @@ bool lf_case_has_smoothing(const lf_case *c);
 int64_t lf_case_first_wrapped_ignore(const lf_case *c);
 /* The classes rank r holds of V under the case's split: [*first, *first + return). */
 int64_t lf_case_shard(const lf_case *c, int64_t V, int r, int64_t *first);
+
+/* A case's options by their list (lf_options.def; lf_options.c), for what
+ * treats them alike (JSON, the wire, the minimizer, the claims). */
+bool lf_case_given(const lf_case *c, lf_option o);          /* has_NAME; a tensor: present */
+bool lf_case_option_on(const lf_case *c, lf_option o);      /* given, a scalar at another value than its default */
+double lf_case_option_value(const lf_case *c, lf_option o); /* a scalar's, as a double */
+int64_t lf_case_option_int(const lf_case *c, lf_option o);  /* an int64_t one's */
+void lf_case_set_option(lf_case *c, lf_option o, double v); /* given from now on (an int64_t one's converted) */
+void lf_case_set_option_int(lf_case *c, lf_option o, int64_t v);
+void lf_case_option_off(lf_case *c, lf_option o); /* its default, not given; a tensor freed */
 
 /* A case with PyTorch's defaults and no tensors. */
 void lf_case_init(lf_case *c);

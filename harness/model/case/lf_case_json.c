@@ -248,15 +248,30 @@ static bool parse_backward(json_t *o, lf_backward *b, errbuf *e)
     return true;
 }
 
-/* The LLM family's keys (lf_llm.def, vocab_last, world_size, shards). */
+/* The scalar options (lf_options.def), each where its key is. */
+static bool parse_options(json_t *root, lf_case *c, errbuf *e)
+{
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        const lf_option_info *O = lf_option_of(o);
+        json_t *v = lf_option_is_scalar(o) ? json_object_get(root, O->name) : NULL;
+        double r;
+        if (!v) continue;
+        if (O->type == LF_TYPE_int64_t && !json_is_integer(v))
+            return fail(e, "%s: expected an integer (%s)", O->name, O->meaning);
+        if (O->type == LF_TYPE_int64_t)
+            lf_case_set_option_int(c, o, json_integer_value(v));
+        else if (get_number(v, &r))
+            lf_case_set_option(c, o, r);
+        else
+            return fail(e, "%s: expected a number", O->name);
+    }
+    return true;
+}
+
+/* The LLM family's keys besides its options (vocab_last, world_size, shards). */
 static bool parse_llm(json_t *root, lf_case *c, errbuf *e)
 {
     json_t *v;
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if ((v = json_object_get(root, lf_llm_names[k]))) {
-            if (!get_number(v, &c->llm[k])) return fail(e, "%s: expected a number", lf_llm_names[k]);
-            c->llm_given |= 1u << k;
-        }
     if ((v = json_object_get(root, "vocab_last"))) {
         if (!json_is_boolean(v)) return fail(e, "vocab_last: expected true or false");
         c->vocab_last = json_is_true(v);
@@ -281,34 +296,17 @@ static bool parse_llm(json_t *root, lf_case *c, errbuf *e)
 
 static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
-    static const char *const keys[] = {"loss",
-                                       "note",
-                                       "input",
-                                       "target",
-                                       "weight",
-                                       "pos_weight",
-                                       "linear_weight",
-                                       "linear_bias",
-                                       "ignore_index",
-                                       "reduction",
-                                       "label_smoothing",
-                                       "expect",
-                                       "expect_error",
-                                       "expect_hint",
-                                       "expect_value",
-                                       "backward",
-                                       "p",
-                                       "margin",
-                                       "loss_mask",
-                                       "vocab_last",
-                                       "world_size",
-                                       "shards",
-                                       NULL};
+    static const char *const keys[] = {"loss",         "note",          "input",        "target",    "weight",
+                                       "pos_weight",   "linear_weight", "linear_bias",  "reduction", "expect",
+                                       "expect_error", "expect_hint",   "expect_value", "backward",  "loss_mask",
+                                       "vocab_last",   "world_size",    "shards",       NULL};
     enum { N_KEYS = sizeof keys / sizeof *keys - 1 };
-    const char *all[N_KEYS + LF_LLM_COUNT + 1]; /* and the LLM options' names (lf_llm.def) */
+    const char *all[N_KEYS + LF_OPTION_COUNT + 1]; /* and the scalar options' names (lf_options.def) */
+    int n = N_KEYS;
     memcpy(all, keys, sizeof(char *) * N_KEYS);
-    memcpy(all + N_KEYS, lf_llm_names, sizeof(char *) * LF_LLM_COUNT);
-    all[N_KEYS + LF_LLM_COUNT] = NULL;
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o)) all[n++] = lf_option_of(o)->name;
+    all[n] = NULL;
     if (!json_is_object(root)) return fail(e, "a case must be a JSON object");
     if (!check_keys(root, "case", all, e)) return false;
     json_t *v = json_object_get(root, "loss");
@@ -330,11 +328,6 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         if ((v = json_object_get(root, lf_case_tensor_names[k])) && !json_is_null(v) &&
             !parse_tensor(v, lf_case_tensor_names[k], lf_case_tensor(c, k), e))
             return false;
-    if ((v = json_object_get(root, "ignore_index"))) {
-        if (!json_is_integer(v)) return fail(e, "ignore_index: expected an integer");
-        c->ignore_index = json_integer_value(v);
-        c->has_ignore_index = true;
-    }
     if ((v = json_object_get(root, "reduction"))) {
         if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof c->reduction_name)
             return fail(e, "reduction: expected \"none\", \"mean\" or \"sum\"");
@@ -342,20 +335,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         c->reduction = lf_reduction_parse(c->reduction_name);
         c->has_reduction = true;
     }
-    if ((v = json_object_get(root, "label_smoothing"))) {
-        if (!get_number(v, &c->label_smoothing)) return fail(e, "label_smoothing: expected a number");
-        c->has_label_smoothing = true;
-    }
-    if ((v = json_object_get(root, "p"))) {
-        if (!json_is_integer(v)) return fail(e, "p: expected an integer (multi_margin_loss takes 1 or 2)");
-        c->p = json_integer_value(v);
-        c->has_p = true;
-    }
-    if ((v = json_object_get(root, "margin"))) {
-        if (!get_number(v, &c->margin)) return fail(e, "margin: expected a number");
-        c->has_margin = true;
-    }
-    if (!parse_llm(root, c, e)) return false;
+    if (!parse_options(root, c, e) || !parse_llm(root, c, e)) return false;
     if ((v = json_object_get(root, "expect")) &&
         !(json_is_string(v) && lf_outcome_parse(json_string_value(v), &c->expect)))
         return fail(e, "expect: expected \"ok\", \"host_error\" or \"device_assert\"");

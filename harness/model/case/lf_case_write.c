@@ -131,25 +131,18 @@ char *lf_case_to_json(const lf_case *c)
     put_tensor(&b, "target", &c->target);
     for (int k = LF_T_WEIGHT; k < LF_CASE_TENSORS; k++) /* the optional ones */
         if (lf_case_tensor_const(c, k)->present) put_tensor(&b, lf_case_tensor_names[k], lf_case_tensor_const(c, k));
-    if (c->has_ignore_index) put(&b, ",\n \"ignore_index\": %lld", (long long)c->ignore_index);
-    if (c->has_reduction) {
-        put(&b, ",\n \"reduction\": ");
-        put_string(&b, c->reduction_name);
-    }
-    if (c->has_label_smoothing) {
-        lf_json_number(num, sizeof num, c->label_smoothing, LF_F64);
-        put(&b, ",\n \"label_smoothing\": %s", num);
-    }
-    if (c->has_p) put(&b, ",\n \"p\": %lld", (long long)c->p);
-    if (c->has_margin) {
-        lf_json_number(num, sizeof num, c->margin, LF_F64);
-        put(&b, ",\n \"margin\": %s", num);
-    }
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if (c->llm_given >> k & 1) {
-            lf_json_number(num, sizeof num, c->llm[k], LF_F64);
-            put(&b, ",\n \"%s\": %s", lf_llm_names[k], num);
+    for (int o = 0; o < LF_OPTION_COUNT; o++) { /* the scalar options given, in lf_options.def's order */
+        if (o == LF_OPTION_LABEL_SMOOTHING && c->has_reduction) { /* reduction's place in the files written so far */
+            put(&b, ",\n \"reduction\": ");
+            put_string(&b, c->reduction_name);
         }
+        if (!lf_option_is_scalar(o) || !lf_case_given(c, o)) continue;
+        if (lf_option_of(o)->type == LF_TYPE_int64_t)
+            snprintf(num, sizeof num, "%lld", (long long)lf_case_option_int(c, o));
+        else
+            lf_json_number(num, sizeof num, lf_case_option_value(c, o), LF_F64);
+        put(&b, ",\n \"%s\": %s", lf_option_of(o)->name, num);
+    }
     if (c->vocab_last) put(&b, ",\n \"vocab_last\": true");
     if (c->world_size != 1) put(&b, ",\n \"world_size\": %d", c->world_size);
     for (int r = 0; r < c->n_shards; r++) put(&b, "%s%lld", r ? ", " : ",\n \"shards\": [", (long long)c->shards[r]);

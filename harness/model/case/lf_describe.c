@@ -17,15 +17,16 @@ static json_t *words(const char *text) /* "input target" -> ["input", "target"] 
     return a;
 }
 
-static json_t *loss_json(const lf_loss_info *L)
+static json_t *loss_json(lf_loss l)
 {
+    const lf_loss_info *L = lf_loss_of(l);
     static const char *const target_kinds[] = {
         [LF_CLASS_TARGETS] = "class", [LF_PROB_TARGETS] = "prob", [LF_BINARY_TARGETS] = "binary"};
     json_t *targets = json_array(), *options = json_array();
     for (int k = 0; k < (int)(sizeof target_kinds / sizeof *target_kinds); k++)
         if (L->targets & LF_TAKES(k)) json_array_append_new(targets, json_string(target_kinds[k]));
-    for (int k = 0; k < LF_OPT_COUNT; k++)
-        if (L->options & (1u << k)) json_array_append_new(options, json_string(lf_option_names[k]));
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_loss_options(l) >> o & 1) json_array_append_new(options, json_string(lf_option_of(o)->name));
     return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o}", "name", L->name, "targets", targets, "options", options,
                      "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional",
                      words(L->positional));
@@ -34,20 +35,26 @@ static json_t *loss_json(const lf_loss_info *L)
 json_t *lf_describe(void)
 {
     json_t *losses = json_array(), *dtypes = json_array(), *errors = json_array();
-    for (int l = 0; l < LF_LOSS_COUNT; l++) json_array_append_new(losses, loss_json(lf_loss_of((lf_loss)l)));
+    for (int l = 0; l < LF_LOSS_COUNT; l++) json_array_append_new(losses, loss_json((lf_loss)l));
     for (int t = 0; t < LF_DTYPE_COUNT; t++) json_array_append_new(dtypes, json_string(lf_dtype_name((lf_dtype)t)));
     const char *name;
     lf_error_source source;
     for (int i = 0; (name = lf_error_at(i, &source, NULL, NULL)); i++)
         json_array_append_new(errors, json_pack("{s:s, s:s}", "name", name, "source", lf_error_source_names[source]));
-    lf_case d; /* the options' defaults, as a case starts */
-    lf_case_init(&d);
-    json_t *defaults = json_pack("{s:I, s:f, s:I, s:f}", "ignore_index", (json_int_t)d.ignore_index, "label_smoothing",
-                                 d.label_smoothing, "p", (json_int_t)d.p, "margin", d.margin);
-    for (int k = 0; k < LF_LLM_COUNT; k++) json_object_set_new(defaults, lf_llm_names[k], json_real(d.llm[k]));
-    json_t *llm = json_array(), *outputs = json_array();
-    for (int k = 0; k < LF_LLM_COUNT; k++) json_array_append_new(llm, json_string(lf_llm_names[k]));
+    /* the options (lf_options.def): the scalars' defaults, the tensors' names, the LLM family's scalars */
+    json_t *defaults = json_object(), *tensors = json_array(), *llm = json_array(), *outputs = json_array();
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        const lf_option_info *O = lf_option_of(o);
+        if (!lf_option_is_scalar(o)) {
+            json_array_append_new(tensors, json_string(O->name));
+            continue;
+        }
+        json_object_set_new(defaults, O->name,
+                            O->type == LF_TYPE_int64_t ? json_integer((json_int_t)O->default_value)
+                                                       : json_real(O->default_value));
+        if (O->family == LF_LLM) json_array_append_new(llm, json_string(O->name));
+    }
     for (int o = 0; o < LF_OUT_COUNT; o++) json_array_append_new(outputs, json_string(lf_llm_output_names[o]));
-    return json_pack("{s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "losses", losses, "dtypes", dtypes, "errors", errors,
-                     "option_defaults", defaults, "llm", "options", llm, "outputs", outputs);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "losses", losses, "dtypes", dtypes, "errors", errors,
+                     "option_defaults", defaults, "tensor_options", tensors, "llm", "options", llm, "outputs", outputs);
 }

@@ -5,33 +5,17 @@
 #include <stdbool.h>
 
 #include "lf_kernels.h" /* lf_targets_kind */
+#include "lf_options.h" /* LF_OPT_* */
 
 #define LF_TAKES(kind) (1u << (kind)) /* a loss's TARGETS bit for an lf_targets_kind */
-enum {
-    LF_OPT_WEIGHT = 1,
-    LF_OPT_IGNORE_INDEX = 2,
-    LF_OPT_LABEL_SMOOTHING = 4,
-    LF_OPT_POS_WEIGHT = 8,
-    LF_OPT_LINEAR_BIAS = 16,
-    LF_OPT_P = 32,
-    LF_OPT_MARGIN = 64,
-    /* the LLM family (lf_llm.def, in its order, then the loss mask): not PyTorch's */
-    LF_OPT_LOGIT_SCALE = 128,
-    LF_OPT_SOFTCAP = 256,
-    LF_OPT_Z_LOSS_SCALE = 512,
-    LF_OPT_N_ITEMS = 1024,
-    LF_OPT_LOSS_MASK = 2048,
-    LF_OPT_COUNT = 12,
-    LF_OPT_LLM = LF_OPT_LOGIT_SCALE | LF_OPT_SOFTCAP | LF_OPT_Z_LOSS_SCALE | LF_OPT_N_ITEMS | LF_OPT_LOSS_MASK
-};
-#define LF_OPT_OF_LLM(k) (LF_OPT_LOGIT_SCALE << (k)) /* an lf_llm_option's bit */
+/* lf_options.def's LOSSES: the losses that take an option */
+#define LF_LOSS_BIT(ID) (1u << LF_LOSS_##ID)
+#define LF_CROSS_ENTROPIES (LF_LOSS_BIT(CROSS_ENTROPY) | LF_LOSS_BIT(LINEAR_CROSS_ENTROPY))
 enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2 };
-extern const char *const lf_option_names[LF_OPT_COUNT]; /* bit order: "weight", "ignore_index", ... */
 
 typedef struct {
     const char *name;       /* PyTorch's (or the composition's) name: "cross_entropy" */
     unsigned targets;       /* LF_TAKES(kind) bits */
-    unsigned options;       /* LF_OPT_* */
     bool log_softmax;       /* log_softmax over the classes first */
     bool fused_linear;      /* input is hidden states; classes are linear_weight's rows */
     const char *positional; /* the call's tensors before its keywords, space-separated */
@@ -46,6 +30,8 @@ typedef enum {
 
 const lf_loss_info *lf_loss_of(lf_loss l);
 const char *lf_loss_name(lf_loss l);
+/* The options it takes besides reduction: LF_OPT_* bits, from lf_options.def's LOSSES. */
+unsigned lf_loss_options(lf_loss l);
 bool lf_loss_parse(const char *name, lf_loss *out);
 /* The losses (not fused linears) that take targets of any of `kinds`
  * (LF_TAKES bits), in the table's order, into out[LF_LOSS_COUNT]; their

@@ -97,7 +97,7 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
  * lf_spec_losses.c): a loss's plan, the run and gradients of a loss computed on its input as given
  * (lf_spec_plan.c, lf_spec_eval.c, lf_spec_grad.c), fused linear + cross-entropy's (lf_spec_linear.c),
  * and those of a loss's own spec file (lf_spec_margin.c, lf_spec_bce.c). */
-#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                     \
+#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                              \
     bool lf_spec_##PLAN(const lf_case *c, lf_problem *p, lf_result *r);                                                \
     void lf_spec_##RUN(const lf_case *c, lf_result *r);                                                                \
     void lf_spec_##GRAD(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);

@@ -62,8 +62,7 @@ double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t i,
      * adds in order is off by up to C units of float in log(sum) (2.5e-4 for 19,938 classes on torch's CPU
      * spatial path), said here as the magnitude the oracle's tolerance needs to allow it */
     double rtol = tol_unit(c, p), unit = lf_dtype_eps(lf_spec_acc_dtype(c)) / 2;
-    double fused =
-        p->logit_extra ? fabs(c->llm[LF_LLM_LOGIT_SCALE]) * p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0;
+    double fused = p->logit_extra ? fabs(c->logit_scale) * p->logit_extra[p->C ? base / (p->C * p->S) : 0] : 0;
     row->extra = 2 * log(sum) + 1 + (double)p->C * unit / rtol + fused + lf_spec_llm_extra(c, rtol, row);
     return row->extra;
 }
@@ -281,7 +280,7 @@ void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
     }
     lf_spec_result_ok(c, p, scalar, r);
     double eps = p->targets == LF_CLASS_TARGETS ? p->label_smoothing : 0, unit = tol_unit(c, p);
-    double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
+    double zs = c->z_loss_scale;
     bool none = p->reduction == LF_RED_NONE;
     sums sum = {0};
     for (int64_t i = 0; i < rows; i++) {

@@ -67,8 +67,8 @@ static void put_class(const grad_ctx *x, int64_t base, int64_t k, double v, doub
     }
     /* the cap's backward multiplies by softcap before it divides (torch's tanh chain): past the dtype there, its
      * inf where a kernel keeps a number */
-    double cap = x->c->llm[LF_LLM_SOFTCAP];
-    undecided |= cap > 0 && past_range(x, fabs(v) * fmax(1, cap) * fmax(1, fabs(x->c->llm[LF_LLM_LOGIT_SCALE])));
+    double cap = x->c->softcap;
+    undecided |= cap > 0 && past_range(x, fabs(v) * fmax(1, cap) * fmax(1, fabs(x->c->logit_scale)));
     put(x->g, base + k * p->S, v * d, undecided ? LF_SCALE_UNDECIDED : mag * fabs(d) + fabs(v) * x->dydx_err);
 }
 
@@ -261,13 +261,13 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     /* the reductions' divisors: the mean's, or n_items (lf_spec_llm_divisor); the z-loss's over counted rows */
     double div = none ? 1 : lf_spec_llm_divisor(c, mean ? d : 1),
            div_s = none ? 1 : lf_spec_llm_divisor(c, mean ? d_s : 1);
-    double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
+    double zs = c->z_loss_scale;
     double d_z = zs == 0 || none ? 1 : lf_spec_llm_divisor(c, mean ? counted_rows(c, &p, rows, !classes) : 1);
     /* a kernel's d y / d x = scale (1 - tanh^2) in float: tanh's few units of error, absolute, are a large part of
      * 1 - tanh^2 where the cap saturates (6e-5 of it at tanh(-4)); said in units of the tolerance */
     double rtol, atol, unit = lf_dtype_eps(lf_spec_acc_dtype(c)) / 2;
     lf_dtype_tolerance(g->tol_dtype, &rtol, &atol);
-    double cap_err = c->llm[LF_LLM_SOFTCAP] > 0 ? 4 * unit * fabs(c->llm[LF_LLM_LOGIT_SCALE]) / rtol : 0;
+    double cap_err = c->softcap > 0 ? 4 * unit * fabs(c->logit_scale) / rtol : 0;
     lf_row row = {.r = 1};
     grad_ctx x = {c, &p, g, lp, lp ? lp + p.C + 1 : NULL, 0, 0, &row, 0, cap_err};
     for (int64_t k = 0; classes && p.label_smoothing > 0 && k < p.C; k++) {

@@ -1,4 +1,4 @@
-/* lf_spec_llm.c - the LLM cross-entropy family's options (harness/model/case/lf_llm.def;
+/* lf_spec_llm.c - the LLM cross-entropy family's options (harness/model/case/lf_options.def;
  * docs/llm-cross-entropy.md) on PyTorch's own composition: the row's logits
  * scaled, then capped; the row's share of the loss (the loss mask); its
  * z-loss; the divisor n_items. lf_spec_eval.c and lf_spec_grad.c compute
@@ -28,7 +28,7 @@ static double unit_of(const lf_case *c) { return lf_dtype_eps(lf_spec_acc_dtype(
 void lf_spec_llm_logits(const lf_case *c, const lf_problem *p, int64_t i, int64_t base, double *y, double *dydx,
                         lf_row *row)
 {
-    double scale = c->llm[LF_LLM_LOGIT_SCALE], cap = c->llm[LF_LLM_SOFTCAP], max = lf_dtype_max(c->input.dtype);
+    double scale = c->logit_scale, cap = c->softcap, max = lf_dtype_max(c->input.dtype);
     bool computed = scale != 1 || cap > 0;
     *row = (lf_row){.r = lf_spec_llm_mask(c, i)};
     for (int64_t k = 0; k < p->C; k++) {
@@ -58,7 +58,7 @@ double lf_spec_llm_extra(const lf_case *c, double tol_unit, const lf_row *row)
 
 void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double tol_unit, lf_row *row)
 {
-    double zs = c->llm[LF_LLM_Z_LOSS_SCALE];
+    double zs = c->z_loss_scale;
     row->lse_extra = row->extra + fabs(row->lse) * unit_of(c) / tol_unit; /* and lse's max's rounding */
     row->counted = counted;
     double acc_max = lf_dtype_max(lf_spec_acc_dtype(c));
@@ -80,6 +80,6 @@ void lf_spec_llm_row(const lf_case *c, const lf_problem *p, bool counted, double
 
 double lf_spec_llm_divisor(const lf_case *c, double mean)
 {
-    double n_items = c->llm[LF_LLM_N_ITEMS];
+    double n_items = c->n_items;
     return n_items > 0 ? n_items : mean;
 }

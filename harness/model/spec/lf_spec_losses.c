@@ -9,7 +9,7 @@ static const struct {
     void (*run)(const lf_case *, lf_result *);
     void (*grad)(const lf_case *, const double *, lf_result *);
 } hooks[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                     \
+#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                              \
     [LF_LOSS_##ID] = {lf_spec_##PLAN, lf_spec_##RUN, lf_spec_##GRAD},
 #include "lf_losses.def"
 #undef LF_LOSS

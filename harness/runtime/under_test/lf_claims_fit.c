@@ -66,7 +66,7 @@ void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c)
     if (!(k->features & LOSSFUZZ_WEIGHT)) drop(&c->weight);
     if (!(k->features & LOSSFUZZ_POS_WEIGHT)) drop(&c->pos_weight);
     if (!(k->features & LOSSFUZZ_LINEAR_BIAS)) drop(&c->linear_bias);
-    if (!(k->features & LOSSFUZZ_IGNORE_INDEX)) c->ignore_index = -100, c->has_ignore_index = false;
-    if (!(k->features & LOSSFUZZ_LABEL_SMOOTHING)) c->label_smoothing = 0, c->has_label_smoothing = false;
+    if (!(k->features & LOSSFUZZ_IGNORE_INDEX)) lf_case_option_off(c, LF_OPTION_IGNORE_INDEX);
+    if (!(k->features & LOSSFUZZ_LABEL_SMOOTHING)) lf_case_option_off(c, LF_OPTION_LABEL_SMOOTHING);
     lf_llm_claims_fit(&k->llm, c);
 }

@@ -13,7 +13,7 @@ static const struct {
     unsigned bit, prob_bit;
     const char *name, *prob_name;
 } loss_claims[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, OPTIONS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, ...)                                 \
+#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, ...)                                          \
     [LF_LOSS_##ID] = {CLAIM, CLAIM_PROB, NAME, NAME "_prob"},
 #include "lf_losses.def"
 #undef LF_LOSS
@@ -81,9 +81,9 @@ void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k)
     k->features = t->features;
     k->max_spatial_dims = t->max_spatial_dims;
     k->backward = t->backward != NULL;
-    /* ABI 3: kernel.h's LLM bits are lf_llm.def's order, as LF_OPT_* from LF_OPT_LOGIT_SCALE */
+    /* ABI 3: kernel.h's LLM bits are lf_options.def's order, as LF_OPT_* from LF_OPT_LOGIT_SCALE */
     _Static_assert(LF_OPT_LOGIT_SCALE << 4 == LF_OPT_LOSS_MASK && LOSSFUZZ_LOSS_MASK == 0x10u,
-                   "kernel.h's llm_options and lf_llm.def's order differ");
+                   "kernel.h's llm_options and lf_options.def's order differ");
     k->llm.options = (t->llm_options & 0x1fu) * LF_OPT_LOGIT_SCALE;
     k->llm.outputs = t->outputs & ((1u << LF_OUT_COUNT) - 1);
     k->llm.vocab_last = (t->features & LOSSFUZZ_VOCAB_LAST) != 0;

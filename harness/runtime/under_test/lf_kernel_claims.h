@@ -26,7 +26,7 @@ typedef struct {
     } accepted[LF_MAX_ACCEPTED];
 } lf_kernel_deviations;
 
-/* The LLM family (lf_llm.def; lf_llm_claims.c): the options it takes, each
+/* The LLM family (lf_options.def, lf_llm.def; lf_llm_claims.c): the options it takes, each
  * by its own keyword (a Python callable's "options": {"softcap":
  * "logit_softcapping", ...}, any option of lossfuzz's renamed the same way),
  * the outputs it returns besides the loss ("outputs": ["loss", "z_loss"],
@@ -48,10 +48,10 @@ typedef struct {
     bool vocab_last, vocab_parallel;
     lf_split split;
     bool empty_shards; /* a rank may hold no class (even V = 4, W = 3 gives [2, 2, 0]) */
-    /* each option's values it takes where it says (1 << k in ranged: "ranges": {"logit_scale": [1e-6, 1e6]};
-     * flash-attention asserts a scale > 0), else any */
+    /* each option's values it takes where it says (LF_OPT_* bits in ranged: "ranges": {"logit_scale": [1e-6,
+     * 1e6]}; flash-attention asserts a scale > 0), else any */
     unsigned ranged;
-    double lo[LF_LLM_COUNT], hi[LF_LLM_COUNT];
+    double lo[LF_OPTION_COUNT], hi[LF_OPTION_COUNT];
     int world_size; /* the ranks its worker runs it on (0: one process, not vocabulary-parallel) */
 } lf_llm_claims;
 

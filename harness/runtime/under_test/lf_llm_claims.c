@@ -13,12 +13,14 @@ static bool fail(char *err, size_t errlen, const char *what)
     return false;
 }
 
-static int option_bit(const char *name) /* an LF_OPT_* bit by its name, or 0 */
+/* The family's scalar option (lf_options.def) by its name: false for another name. */
+static bool family_scalar(const char *name, lf_option *o)
 {
-    for (int k = 0; k < LF_OPT_COUNT; k++)
-        if (!strcmp(name, lf_option_names[k])) return 1 << k;
-    return 0;
+    return lf_option_parse(name, o) && lf_option_is_scalar(*o) && (LF_OPT_LLM >> *o & 1);
 }
+
+/* The case's options of the family that the kernel is not sent */
+static bool withheld(const lf_llm_claims *l, lf_option o) { return (LF_OPT_LLM & ~l->options) >> o & 1; }
 
 static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size_t errlen);
 
@@ -35,15 +37,15 @@ bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t er
     if (opts && !json_is_object(opts)) return fail(err, errlen, "\"options\" maps lossfuzz's option names to keywords");
     json_object_foreach((json_t *)opts, name, v)
     {
-        int bit = option_bit(name);
-        if (!bit || !json_is_string(v)) {
+        lf_option opt;
+        if (!lf_option_parse(name, &opt) || !json_is_string(v)) {
             snprintf(err, errlen,
                      "kernel claims: \"options\" has \"%.60s\", not an option of lossfuzz's (%s, ...) "
                      "mapped to a keyword",
-                     name, lf_llm_names[0]);
+                     name, lf_option_of(LF_OPTION_LOGIT_SCALE)->name);
             return false;
         }
-        l->options |= (unsigned)bit & LF_OPT_LLM;
+        l->options |= (1u << opt) & LF_OPT_LLM;
     }
     if (outputs && !json_is_array(outputs))
         return fail(err, errlen, "\"outputs\" is a list: \"loss\", \"z_loss\", \"lse\"");
@@ -85,17 +87,17 @@ static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size
     if (ranges && !json_is_object(ranges)) return fail(err, errlen, "\"ranges\" maps options to [LOW, HIGH]");
     json_object_foreach((json_t *)ranges, name, v)
     {
-        int k = 0;
-        while (k < LF_LLM_COUNT && strcmp(name, lf_llm_names[k])) k++;
+        lf_option k;
+        bool known = family_scalar(name, &k);
         bool pair = json_is_array(v) && json_array_size(v) == 2 && json_is_number(json_array_get(v, 0)) &&
                     json_is_number(json_array_get(v, 1));
         double lo = pair ? json_number_value(json_array_get(v, 0)) : 0,
                hi = pair ? json_number_value(json_array_get(v, 1)) : 0;
-        if (k == LF_LLM_COUNT || !pair || !(lo <= lf_llm_defaults[k] && lf_llm_defaults[k] <= hi)) {
+        if (!known || !pair || !(lo <= lf_option_of(k)->default_value && lf_option_of(k)->default_value <= hi)) {
             snprintf(err, errlen,
                      "kernel claims: \"ranges\" has \"%.40s\": an option of the family's (%s, ...) and [LOW, HIGH] "
                      "around its off value",
-                     name, lf_llm_names[0]);
+                     name, lf_option_of(LF_OPTION_LOGIT_SCALE)->name);
             return false;
         }
         l->lo[k] = lo, l->hi[k] = hi;
@@ -107,8 +109,8 @@ static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size
 void lf_llm_claims_json(const lf_llm_claims *l, json_t *o)
 {
     json_t *opts = json_object(), *outputs = json_array();
-    for (int k = 0; k < LF_OPT_COUNT; k++)
-        if (l->options & (1u << k)) json_object_set_new(opts, lf_option_names[k], json_string(lf_option_names[k]));
+    for (int k = 0; k < LF_OPTION_COUNT; k++)
+        if (l->options >> k & 1) json_object_set_new(opts, lf_option_of(k)->name, json_string(lf_option_of(k)->name));
     json_array_append_new(outputs, json_string("loss"));
     for (int k = 0; k < LF_OUT_COUNT; k++)
         if (l->outputs & (1u << k)) json_array_append_new(outputs, json_string(lf_llm_output_names[k]));
@@ -120,8 +122,9 @@ void lf_llm_claims_json(const lf_llm_claims *l, json_t *o)
                             json_pack("{s:s, s:b}", "split", splits[l->split], "empty_shards", l->empty_shards));
     if (l->world_size) json_object_set_new(o, "world_size", json_integer(l->world_size));
     json_t *ranges = json_object();
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if (l->ranged >> k & 1) json_object_set_new(ranges, lf_llm_names[k], json_pack("[f, f]", l->lo[k], l->hi[k]));
+    for (int k = 0; k < LF_OPTION_COUNT; k++)
+        if (l->ranged >> k & 1)
+            json_object_set_new(ranges, lf_option_of(k)->name, json_pack("[f, f]", l->lo[k], l->hi[k]));
     json_object_set_new(o, "ranges", ranges);
 }
 
@@ -139,14 +142,16 @@ static bool uneven(const lf_case *c)
 const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c)
 {
     static _Thread_local char why[96];
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if ((c->llm_given >> k & 1) && !(l->options & LF_OPT_OF_LLM(k))) return lf_llm_names[k];
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if ((c->llm_given >> k & 1) && (l->ranged >> k & 1) && !(c->llm[k] >= l->lo[k] && c->llm[k] <= l->hi[k])) {
-            snprintf(why, sizeof why, "%s %g (it claims %g to %g)", lf_llm_names[k], c->llm[k], l->lo[k], l->hi[k]);
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o) && lf_case_given(c, o) && withheld(l, o)) return lf_option_of(o)->name;
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        double v = lf_option_is_scalar(o) ? lf_case_option_value(c, o) : 0;
+        if ((l->ranged >> o & 1) && lf_case_given(c, o) && !(v >= l->lo[o] && v <= l->hi[o])) {
+            snprintf(why, sizeof why, "%s %g (it claims %g to %g)", lf_option_of(o)->name, v, l->lo[o], l->hi[o]);
             return why;
         }
-    if (c->loss_mask.present && !(l->options & LF_OPT_LOSS_MASK)) return "loss_mask";
+    }
+    if (c->loss_mask.present && withheld(l, LF_OPTION_LOSS_MASK)) return "loss_mask";
     if (c->input.ndim >= 3 && !lf_loss_of(c->loss)->fused_linear && c->vocab_last != l->vocab_last)
         return c->vocab_last ? "the class dim last" : "the class dim 1 (it claims vocab_last)";
     int want = l->vocab_parallel && l->world_size ? l->world_size : 1;
@@ -185,18 +190,13 @@ static void fit_mask(lf_case *c)
 
 void lf_llm_claims_fit(const lf_llm_claims *l, lf_case *c)
 {
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if (!(l->options & LF_OPT_OF_LLM(k))) {
-            c->llm_given &= ~(1u << k);
-            c->llm[k] = lf_llm_defaults[k];
-        }
-    for (int k = 0; k < LF_LLM_COUNT; k++) /* a value outside the claimed range: the nearest inside */
-        if (l->ranged >> k & 1) c->llm[k] = fmin(fmax(c->llm[k], l->lo[k]), l->hi[k]);
-    if (!(l->options & LF_OPT_LOSS_MASK) && c->loss_mask.present) lf_tensor_free(&c->loss_mask);
-    if (c->llm[LF_LLM_N_ITEMS] > 0 && c->reduction == LF_REDUCTION_NONE) { /* n_items divides a sum */
-        c->llm_given &= ~(1u << LF_LLM_N_ITEMS);
-        c->llm[LF_LLM_N_ITEMS] = 0;
-    }
+    for (int o = 0; o < LF_OPTION_COUNT; o++) /* the loss mask too */
+        if (withheld(l, o)) lf_case_option_off(c, o);
+    for (int o = 0; o < LF_OPTION_COUNT; o++) /* a value outside the claimed range: the nearest inside */
+        if ((l->ranged >> o & 1) && lf_case_given(c, o))
+            lf_case_set_option(c, o, fmin(fmax(lf_case_option_value(c, o), l->lo[o]), l->hi[o]));
+    if (c->n_items > 0 && c->reduction == LF_REDUCTION_NONE) /* n_items divides a sum */
+        lf_case_option_off(c, LF_OPTION_N_ITEMS);
     c->vocab_last = l->vocab_last;
     fit_mask(c);
     c->world_size = l->vocab_parallel && l->world_size ? l->world_size : 1;

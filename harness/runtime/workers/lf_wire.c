@@ -87,14 +87,18 @@ static json_t *wire_number(double v)
 char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c, const lf_wire_layout *l,
                       void *shm)
 {
-    json_t *cj = json_pack("{s:s, s:s, s:I}", "loss", lf_loss_name(c->loss), "reduction", c->reduction_name,
-                           "ignore_index", (json_int_t)c->ignore_index);
-    /* JSON has no NaN or infinity: those go as "nan", "inf", "-inf", as in case files. */
-    json_object_set_new(cj, "label_smoothing", wire_number(c->label_smoothing));
-    if (c->has_p) json_object_set_new(cj, "p", json_integer((json_int_t)c->p));
-    if (c->has_margin) json_object_set_new(cj, "margin", wire_number(c->margin));
-    for (int k = 0; k < LF_LLM_COUNT; k++)
-        if (c->llm_given >> k & 1) json_object_set_new(cj, lf_llm_names[k], wire_number(c->llm[k]));
+    json_t *cj = json_pack("{s:s, s:s}", "loss", lf_loss_name(c->loss), "reduction", c->reduction_name);
+    /* The scalar options given (lf_options.def), or away from their default without being given (a caller's
+     * case that set the value alone); JSON has no NaN or infinity: those go as "nan", "inf", "-inf", as in case
+     * files. */
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        const lf_option_info *O = lf_option_of(o);
+        if (!lf_option_is_scalar(o) || (!lf_case_given(c, o) && lf_case_option_value(c, o) == O->default_value))
+            continue;
+        json_object_set_new(cj, O->name,
+                            O->type == LF_TYPE_int64_t ? json_integer((json_int_t)lf_case_option_int(c, o))
+                                                       : wire_number(lf_case_option_value(c, o)));
+    }
     if (c->vocab_last) json_object_set_new(cj, "vocab_last", json_true());
     if (c->world_size != 1) {
         json_t *shards = json_array();
@@ -253,18 +257,12 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
     }
     snprintf(c->reduction_name, sizeof c->reduction_name, "%s", red);
     c->reduction = lf_reduction_parse(red);
-    c->ignore_index = json_integer_value(json_object_get(cj, "ignore_index"));
-    json_t *ls = json_object_get(cj, "label_smoothing");
-    c->label_smoothing = json_is_string(ls) ? strtod(json_string_value(ls), NULL) : json_number_value(ls);
-    json_t *mp = json_object_get(cj, "p"), *mm = json_object_get(cj, "margin");
-    if ((c->has_p = json_is_integer(mp))) c->p = json_integer_value(mp);
-    if ((c->has_margin = mm != NULL))
-        c->margin = json_is_string(mm) ? strtod(json_string_value(mm), NULL) : json_number_value(mm);
-    for (int k = 0; k < LF_LLM_COUNT; k++) {
-        json_t *o = json_object_get(cj, lf_llm_names[k]);
-        if (!o) continue;
-        c->llm[k] = json_is_string(o) ? strtod(json_string_value(o), NULL) : json_number_value(o);
-        c->llm_given |= 1u << k;
+    for (int o = 0; o < LF_OPTION_COUNT; o++) {
+        json_t *v = lf_option_is_scalar(o) ? json_object_get(cj, lf_option_of(o)->name) : NULL;
+        if (json_is_integer(v) && lf_option_of(o)->type == LF_TYPE_int64_t)
+            lf_case_set_option_int(c, o, json_integer_value(v));
+        else if (v)
+            lf_case_set_option(c, o, json_is_string(v) ? strtod(json_string_value(v), NULL) : json_number_value(v));
     }
     c->vocab_last = json_is_true(json_object_get(cj, "vocab_last"));
     json_t *ws = json_object_get(cj, "world_size"), *shards = json_object_get(cj, "shards");

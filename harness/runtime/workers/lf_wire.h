@@ -19,8 +19,8 @@
  * Then, per request:
  *   {"id": 7, "paths": ["reference", "guard"], "shm_size": 8192,
  *    "out_at": 4096, "out_cap": 64,
- *    "case": {"loss": "cross_entropy", "reduction": "mean", "ignore_index": -100,
- *             "label_smoothing": 0.0,
+ *    "case": {"loss": "cross_entropy", "reduction": "mean", "ignore_index": 3,
+ *             "label_smoothing": 0.1,          (the scalar options given: lf_options.def)
  *             "input":  {"dtype": "float32", "shape": [4, 3], "at": 0},
  *             "target": {"dtype": "int64", "shape": [4], "at": 64},
  *             "weight": {...}, "pos_weight": {...},        (absent when absent)

@@ -325,13 +325,13 @@ static void reduction_cause(ctx *x)
 
 static void llm_cause(ctx *x)
 {
-    for (int o = 0; o < LF_LLM_COUNT; o++) {
+    for (int o = 0; o < LF_OPTION_COUNT; o++) { /* the family's scalar options (lf_options.def) */
         lf_case cand;
-        if (!(x->cur.llm_given >> o & 1) || x->cur.llm[o] == lf_llm_defaults[o] || !lf_case_copy(&x->cur, &cand))
+        if (!lf_option_is_scalar(o) || !(LF_OPT_LLM >> o & 1) || !lf_case_option_on(&x->cur, o) ||
+            !lf_case_copy(&x->cur, &cand))
             continue;
-        cand.llm_given &= ~(1u << o);
-        cand.llm[o] = lf_llm_defaults[o];
-        if (needed(x, &cand)) need(x->out, lf_llm_names[o], lf_llm_names[o]);
+        lf_case_option_off(&cand, o);
+        if (needed(x, &cand)) need(x->out, lf_option_of(o)->name, lf_option_of(o)->name);
     }
 }
 

@@ -256,55 +256,45 @@ static bool shrink_shapes(ctx *x, lf_case *c)
     return changed;
 }
 
+/* What simplify_options takes away, besides the options (lf_options.def). */
+enum { S_REDUCTION = -1, S_INPUT_LAYOUT = -2, S_TARGET_LAYOUT = -3 };
+
+/* One at a time, each kept where the case does without it: the weights, PyTorch's scalar options (each back to
+ * its default), reduction, contiguous memory, then the LLM family's loss mask and options. */
 static bool simplify_options(ctx *x, lf_case *c)
 {
+    int steps[LF_OPTION_COUNT + 3], n = 0;
+    steps[n++] = LF_OPTION_WEIGHT;
+    steps[n++] = LF_OPTION_POS_WEIGHT;
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o) && lf_option_of(o)->family == LF_PYTORCH) steps[n++] = o;
+    steps[n++] = S_REDUCTION;
+    steps[n++] = S_INPUT_LAYOUT;
+    steps[n++] = S_TARGET_LAYOUT;
+    steps[n++] = LF_OPTION_LOSS_MASK;
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o) && lf_option_of(o)->family == LF_LLM) steps[n++] = o;
     lf_case cand;
     bool changed = false;
-    for (int k = 0; k < 8 + LF_LLM_COUNT && !stopped(x); k++) {
+    for (int k = 0; k < n && !stopped(x); k++) {
         if (!lf_case_copy(c, &cand)) return changed;
-        bool differs = true;
-        if (k >= 8) { /* the LLM family's options (lf_llm.def), each back to "off" */
-            differs = cand.llm_given >> (k - 8) & 1;
-            cand.llm_given &= ~(1u << (k - 8));
-            cand.llm[k - 8] = lf_llm_defaults[k - 8];
-        }
-        switch (k < 8 ? k : -1) {
-        case -1: break;
-        case 7:
-            differs = cand.loss_mask.present;
-            lf_tensor_free(&cand.loss_mask);
-            break;
-        case 5:
-            differs = cand.input.strided;
-            cand.input.strided = false;
-            break; /* contiguous memory */
-        case 6:
-            differs = cand.target.strided;
-            cand.target.strided = false;
-            break;
-        case 0:
-            differs = cand.weight.present;
-            lf_tensor_free(&cand.weight);
-            break;
-        case 1:
-            differs = cand.pos_weight.present;
-            lf_tensor_free(&cand.pos_weight);
-            break;
-        case 2:
-            differs = cand.has_ignore_index;
-            cand.has_ignore_index = false;
-            cand.ignore_index = -100;
-            break;
-        case 3:
-            differs = cand.has_label_smoothing;
-            cand.has_label_smoothing = false;
-            cand.label_smoothing = 0;
-            break;
-        default:
+        bool differs;
+        switch (steps[k]) {
+        case S_REDUCTION:
             differs = cand.has_reduction;
             cand.has_reduction = false;
             cand.reduction = LF_REDUCTION_MEAN;
             strcpy(cand.reduction_name, "mean");
+            break;
+        case S_INPUT_LAYOUT:
+            differs = cand.input.strided;
+            cand.input.strided = false;
+            break;
+        case S_TARGET_LAYOUT:
+            differs = cand.target.strided;
+            cand.target.strided = false;
+            break;
+        default: differs = lf_case_given(&cand, steps[k]); lf_case_option_off(&cand, steps[k]);
         }
         if (differs && try_candidate(x, c, &cand)) changed = true;
         if (!differs) lf_case_free(&cand);
