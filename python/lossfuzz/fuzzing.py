@@ -14,7 +14,6 @@ import json
 import os
 import re
 import shlex
-import sys
 import tempfile
 from typing import List, Optional
 
@@ -98,39 +97,6 @@ def _case_of(path):
         return {}
 
 
-_table = {}
-
-
-def _losses():
-    """lossfuzz's loss table by name (`lossfuzz describe --json`: its one home)."""
-    if not _table:
-        _table.update((row["name"], row) for row in json.loads(run(["describe", "--json"]).stdout)["losses"])
-    return _table
-
-
-def _claims_of(fn):
-    """A callable's claims as the worker reads them: on it, else on its module."""
-    if not callable(fn):
-        return None
-    held = getattr(fn, "lossfuzz_claims", None)
-    return held if held is not None else getattr(sys.modules.get(getattr(fn, "__module__", "") or ""),
-                                                 "lossfuzz_claims", None)
-
-
-def _fuzz_target(fn, claims):
-    """The byte format whose cases the claimed losses take: fuzz_class where one
-    takes class indices, else fuzz_prob, else fuzz_linear (a fused linear + CE)."""
-    claims = claims if claims is not None else _claims_of(fn)
-    kinds = set()
-    table = _losses()
-    for name in (claims or {}).get("losses") or ["cross_entropy"]:
-        prob = name.endswith("_prob") and name[:-len("_prob")] in table
-        row = table.get(name[:-len("_prob")] if prob else name)
-        if row is not None:
-            kinds.add("linear" if row["fused_linear"] else "prob" if prob or "class" not in row["targets"] else "class")
-    return "fuzz_class" if "class" in kinds or not kinds else "fuzz_prob" if "prob" in kinds else "fuzz_linear"
-
-
 def _claims_prefix(claims):
     """What a replay command needs before it for claims given to the API (the worker's $LOSSFUZZ_CLAIMS)."""
     return "" if claims is None else "LOSSFUZZ_CLAIMS=%s " % shlex.quote(json.dumps(claims))
@@ -153,11 +119,13 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
     "sim" (tensors on the CPU) or "cuda" (on the GPU, PyTorch's CUDA
     semantics). The same seed gives the same cases. raise_on_finding:
     FindingsError with the report's entries instead of returning them."""
-    spec, target = kernel_spec(fn), target or _fuzz_target(fn, claims)
+    spec = kernel_spec(fn)
     out = os.fspath(out) if out else tempfile.mkdtemp(prefix="lossfuzz-campaign-")
     os.makedirs(out, exist_ok=True)
     args = ["fuzz"] + _kernel_args(spec, backend, world_size) + ["--seconds", "%g" % seconds, "--seed", str(int(seed)),
-                                                                 "--jobs", str(int(jobs)), "--out", out, "--target", target]
+                                                                 "--jobs", str(int(jobs)), "--out", out]
+    if target:  # else `lossfuzz fuzz` picks it from the claims its worker reads (lossfuzz_kernel.claims_of)
+        args += ["--target", target]
     if corpus:
         args += ["--corpus", os.fspath(corpus)]
     done = run(args, claims)
@@ -176,6 +144,7 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
                      r.get("variants") or [], r.get("flaky")) for r in rows]
     lines = done.stdout.strip().splitlines()
     summary = lines[-1] if lines else ""
+    target = summary.split(":", 1)[0] if summary.startswith("fuzz_") else target
     ran = re.search(r"(\d+) cases in .*?(\d+) run by the kernel", summary)
     if ran and int(ran.group(1)) > 0 and int(ran.group(2)) == 0:  # a green campaign that tested nothing
         raise LossfuzzError("none of the %s cases of %s was within the kernel's claims: give target= (fuzz_class, "

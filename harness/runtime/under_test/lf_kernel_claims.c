@@ -41,6 +41,22 @@ static const char *const feature_names[] = {"weight",     "ignore_index",    "la
                                             "pos_weight", "contiguous_only", "linear_bias"};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+unsigned lf_kernel_claims_targets(const lf_kernel_claims *k, bool *fused_linear)
+{
+    unsigned kinds = 0;
+    *fused_linear = false;
+    for (int l = 0; l < LF_LOSS_COUNT; l++) {
+        const lf_loss_info *L = lf_loss_of((lf_loss)l);
+        if (k->losses & loss_claims[l].prob_bit) kinds |= LF_TAKES(LF_PROB_TARGETS);
+        if (!(k->losses & loss_claims[l].bit)) continue;
+        if (L->fused_linear)
+            *fused_linear = true;
+        else /* its plain bit: class indices where it takes them, else its one kind (BCE's binary targets) */
+            kinds |= L->targets & LF_TAKES(LF_CLASS_TARGETS) ? LF_TAKES(LF_CLASS_TARGETS) : L->targets;
+    }
+    return kinds;
+}
+
 unsigned lf_kernel_dtype_bit(lf_dtype t)
 {
     switch (t) {

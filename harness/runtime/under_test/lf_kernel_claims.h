@@ -73,6 +73,9 @@ void lf_kernel_claims_all(lf_kernel_claims *k);
 void lf_kernel_claims_of_table(const lossfuzz_kernel *t, lf_kernel_claims *k);
 
 /* The hello's "kernel" object, and back; false with err for a bad one. */
+/* The kinds of call the claimed losses take, as LF_TAKES bits (lf_losses.h) for class indices, probability
+ * or binary targets; *fused_linear when one is a fused linear + CE. The byte format a campaign picks. */
+unsigned lf_kernel_claims_targets(const lf_kernel_claims *k, bool *fused_linear);
 json_t *lf_kernel_claims_json(const lf_kernel_claims *k);
 bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, size_t errlen);
 

@@ -221,8 +221,13 @@ void lf_paths_close(const lf_backend *be)
     free((void *)be);
 }
 
+const lf_kernel_claims *lf_paths_kernel_claims(const lf_backend *be)
+{
+    return be && be->kernel ? lf_exec_kernel_claims(be->kernel) : NULL;
+}
+
 const char *lf_paths_kernel_name(const lf_backend *be)
 {
-    const lf_kernel_claims *k = be && be->kernel ? lf_exec_kernel_claims(be->kernel) : NULL;
+    const lf_kernel_claims *k = lf_paths_kernel_claims(be);
     return k ? k->name : NULL;
 }

@@ -34,7 +34,9 @@ bool lf_paths_config_from_env(lf_paths_config *cfg, char *err, size_t errlen);
  * be had. lf_paths_close stops the workers (a no-op for an in-process one). */
 const lf_backend *lf_paths_open(const lf_paths_config *cfg, char *err, size_t errlen);
 void lf_paths_close(const lf_backend *be);
-/* The name the kernel under test gives itself, or NULL when be has none. */
+/* The claims of the kernel under test (its worker's hello), and the name it gives itself; NULL when be has
+ * none. */
+const lf_kernel_claims *lf_paths_kernel_claims(const lf_backend *be);
 const char *lf_paths_kernel_name(const lf_backend *be);
 
 #endif

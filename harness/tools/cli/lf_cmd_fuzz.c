@@ -35,7 +35,9 @@ static const char usage[] =
     "Every distinct finding signature is minimized once into DIR/repros/, later hits are\n"
     "counted (DIR/ledger), and DIR/report.md and DIR/report.json list them, the most harmful\n"
     "first. Black-box: ci/fuzz.sh runs coverage-guided campaigns.\n"
-    "\n" LF_CLI_PATH_HELP "  --target T      the byte format and its seeds (default fuzz_class)\n"
+    "\n" LF_CLI_PATH_HELP
+    "  --target T      the byte format and its seeds (default: the one of the kernel's claimed losses,\n"
+    "                  else fuzz_class)\n"
     "  --seconds S     how long (default 10)\n"
     "  --seed N        the mutator's seed (default 1): the same seed, the same cases\n"
     "  --corpus DIR    seed inputs of the target's byte format (default: lossfuzz's)\n"
@@ -76,6 +78,16 @@ static lf_fuzz_counts run_jobs(const lf_fuzz_job *job, int jobs, lf_paths_config
     return total;
 }
 
+/* fuzz_class where a claimed loss takes class indices, else fuzz_prob (probability or binary targets), else
+ * fuzz_linear (a fused linear + CE alone); fuzz_class for a kernel that claims none. */
+static lf_target target_for_claims(const lf_kernel_claims *k)
+{
+    bool linear = false;
+    unsigned kinds = k ? lf_kernel_claims_targets(k, &linear) : 0;
+    if (kinds & LF_TAKES(LF_CLASS_TARGETS) || (!kinds && !linear)) return LF_TARGET_CLASS;
+    return kinds ? LF_TARGET_PROB : LF_TARGET_LINEAR;
+}
+
 int lf_cmd_fuzz(int argc, char **argv)
 {
     static const struct option opts[] = {LF_CLI_PATH_OPTIONS,
@@ -92,6 +104,7 @@ int lf_cmd_fuzz(int argc, char **argv)
     lf_paths_config cfg;
     lf_cli_paths_default(&cfg);
     lf_target target = LF_TARGET_CLASS;
+    bool target_given = false;
     double seconds = 10;
     unsigned seed = 1;
     const char *corpus = NULL, *out_dir = NULL;
@@ -118,6 +131,7 @@ int lf_cmd_fuzz(int argc, char **argv)
             fprintf(stderr, "lossfuzz fuzz: --seed takes a number, not '%s'\n", optarg);
             return LF_EXIT_UNUSABLE;
         }
+        if (o == 't') target_given = true;
         if (o == 'c') corpus = optarg;
         if (o == 'o') out_dir = optarg;
         if (o == 'F') first_only = true;
@@ -130,6 +144,15 @@ int lf_cmd_fuzz(int argc, char **argv)
     if (optind != argc) {
         fprintf(stderr, "lossfuzz fuzz: takes no files (--corpus DIR for seeds)\n%s", usage);
         return LF_EXIT_UNUSABLE;
+    }
+    const lf_backend *be = NULL;
+    if (cfg.kernel && !target_given) { /* the byte format of the losses the kernel claims (its worker reads them) */
+        if (!(be = lf_cli_backend("fuzz", &cfg))) return LF_EXIT_UNUSABLE;
+        target = target_for_claims(lf_paths_kernel_claims(be));
+        if (jobs > 1) { /* each job starts its own */
+            lf_paths_close(be);
+            be = NULL;
+        }
     }
     char seeds_dir[4096], rel[64], default_out[128];
     snprintf(default_out, sizeof default_out, "fuzz-out/lossfuzz-%s", lf_target_name(target));
@@ -153,11 +176,10 @@ int lf_cmd_fuzz(int argc, char **argv)
     lf_fuzz_job job = {target, seconds, seed, seeds_dir, out_dir, first_only};
     double start = lf_now_ms();
     lf_fuzz_counts n = {0, 0, 0};
-    const lf_backend *be = NULL;
     if (jobs > 1) {
         n = run_jobs(&job, jobs, &cfg);
     } else {
-        if (!(be = lf_cli_backend("fuzz", &cfg))) return LF_EXIT_UNUSABLE;
+        if (!be && !(be = lf_cli_backend("fuzz", &cfg))) return LF_EXIT_UNUSABLE;
         n = lf_fuzz_run(&job, be);
     }
     double elapsed = (lf_now_ms() - start) / 1e3;
