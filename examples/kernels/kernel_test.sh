@@ -66,6 +66,17 @@ else
 fi
 rm -rf "$fz" && fz=$(mktemp -d)
 expect 0 "findings: 0" "$lossfuzz" fuzz --seconds 3 --kernel "$dir/ce_plain.so" --out "$fz"
+# binary_cross_entropy through the C ABI (LOSSFUZZ_BCE): the byte format from the claims (fuzz_prob); the
+# guarded kernel passes, the one that clamps its input instead of refusing it is found and minimized
+rm -rf "$fz" && fz=$(mktemp -d)
+expect 0 "fuzz_prob: .* findings: 0" "$lossfuzz" fuzz --seconds 5 --kernel "$dir/bce_guarded.so" --out "$fz"
+rm -rf "$fz" && fz=$(mktemp -d)
+expect 1 "findings: " "$lossfuzz" fuzz --seconds 10 --kernel "$dir/bce_clamped.so" --out "$fz"
+if python3 ci/report-has.py "$fz/report.json" 1 'kernel-miss/bce_out_of_range' >/dev/null; then
+    ok
+else
+    fail "the clamping kernel's missing range check is not its entry: $(cat "$fz/report.md")"
+fi
 # --jobs: processes with seeds of their own, one ledger and one report
 rm -rf "$fz" && fz=$(mktemp -d)
 expect 1 "findings: " "$lossfuzz" fuzz --seconds 10 --jobs 2 --kernel "$dir/ce_buggy.so" --out "$fz"

@@ -100,7 +100,7 @@ void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r)
     snprintf(r->error, sizeof r->error, "%s", lf_assert_error(LF_K_BCE));
     snprintf(r->exception, sizeof r->exception, "RuntimeError");
     snprintf(r->message, sizeof r->message,
-             "%s: Assertion `%s` failed (%s[%lld] = %.9g, %s); then: CUDA error: device-side assert triggered",
+             "%s: Assertion `%s` failed (%s[%lld] = %.8g, %s); then: CUDA error: device-side assert triggered",
              lf_kernel_name(LF_K_BCE), lf_cond_text(cond), input ? "input" : "target", (long long)i,
              lf_load_f64(t->data, t->dtype, i), lf_dtype_name(t->dtype));
 }
