@@ -134,11 +134,9 @@ def capture(path):
                 return fn(input, target, weight, *args, **kw)
             except Exception:
                 tensors = {"input": input, "target": target, "weight": weight, "pos_weight": pos_weight}
-                meta = {"loss": name, "reduction": opts["reduction"]}  # the options this loss takes
-                if name != "binary_cross_entropy_with_logits":
-                    meta["ignore_index"] = opts["ignore_index"]
-                if name == "cross_entropy":
-                    meta["label_smoothing"] = opts["label_smoothing"]
+                # the options the caller gave: those F.<name> takes (it raises TypeError for others)
+                meta = dict({k: kw[k] for k in ("ignore_index", "label_smoothing") if k in kw}, loss=name,
+                            reduction=opts["reduction"])
                 try:
                     _safetensors.write(path, {k: t for k, t in tensors.items() if t is not None}, meta)
                 except Exception as dump_error:  # a context a device assert killed: the tensors are gone

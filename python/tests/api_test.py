@@ -45,6 +45,20 @@ class CheckTest(unittest.TestCase):
             lossfuzz.check(self.x.log_softmax(1), torch.tensor([0, 1, 2, 3, 4, -1]), loss="nll_loss")
         lossfuzz.check(self.x, torch.rand(6, 5), loss="binary_cross_entropy_with_logits")
 
+    def test_probabilities_past_one_are_named(self):
+        """binary_cross_entropy: a float16 sigmoid rounded past 1, and a 0/255 mask as its target."""
+        p = torch.sigmoid(torch.tensor([0.0, 1.0, 9.0, -3.0])).half()
+        lossfuzz.check(p, torch.tensor([0.0, 1.0, 1.0, 0.0]).half(), loss="binary_cross_entropy")
+        p[2] = 1.0009765625
+        with self.assertRaises(lossfuzz.GuardError) as ctx:
+            lossfuzz.check(p, torch.tensor([0.0, 1.0, 1.0, 0.0]).half(), loss="binary_cross_entropy")
+        e = ctx.exception
+        self.assertEqual((e.error, e.index, e.hint_id), ("bce_out_of_range", 2, "sigmoid_past_one"))
+        self.assertIn("input[2] = 1.0009766 (float16): a sigmoid rounded past 1", e.message)
+        with self.assertRaises(lossfuzz.GuardError) as ctx:
+            lossfuzz.check(torch.rand(2, 2), torch.tensor([[0.0, 255.0], [1.0, 0.0]]), loss="binary_cross_entropy")
+        self.assertEqual((ctx.exception.index, ctx.exception.hint_id), (1, "target_not_probability"))
+
     def test_strided_and_spatial(self):
         x = torch.randn(2, 3, 4, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)  # channels-last
         t = torch.randint(0, 3, (2, 4, 4))
@@ -82,6 +96,16 @@ class CaptureTest(unittest.TestCase):
             out = subprocess.run([LOSSFUZZ, "repro", path], capture_output=True, text=True)
             self.assertIn("label_out_of_range", out.stdout + out.stderr)
             self.assertIs(F.cross_entropy, F.__dict__["cross_entropy"])
+
+    def test_binary_cross_entropy_dump_reads_back(self):
+        """Only the options the caller gave are written: binary_cross_entropy takes no ignore_index."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bce.safetensors")
+            with self.assertRaises(lossfuzz.GuardError):
+                with lossfuzz.capture(path):
+                    F.binary_cross_entropy(torch.tensor([0.2, 1.5, 0.3]), torch.tensor([0.0, 1.0, 1.0]))
+            out = subprocess.run([LOSSFUZZ, "repro", path], capture_output=True, text=True)
+            self.assertIn("logits, not probabilities", out.stdout, out.stdout + out.stderr)
 
     def test_valid_calls_pass_through(self):
         with tempfile.TemporaryDirectory() as d:
