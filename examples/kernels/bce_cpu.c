@@ -1,8 +1,8 @@
 /* bce_cpu.c - F.binary_cross_entropy as a C kernel under test (kDLCPU; include/lossfuzz/kernel.h, the
  * LOSSFUZZ_BCE claims bit): float32 and float64 probabilities, contiguous, no weight, forward and backward,
  * computed in double and stored once. Guarded: a target of another shape or dtype, and an input or target
- * outside [0, 1] (NaN too), where PyTorch asserts, are LOSSFUZZ_REJECTED. Built with BCE_BUG_CLAMP it clamps such an input into [0, 1]
- * instead (a planted bug lossfuzz must find: PyTorch gives no number there). */
+ * outside [0, 1] (NaN too), where PyTorch asserts, are LOSSFUZZ_REJECTED. Built with BCE_BUG_CLAMP it clamps
+ * such an input into [0, 1] instead (a planted bug lossfuzz must find: PyTorch gives no number there). */
 #include <math.h>
 #include <stdio.h>
 
