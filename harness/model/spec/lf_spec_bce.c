@@ -137,6 +137,9 @@ static double element(const lf_case *c, const lf_problem *p, int64_t i, double *
     double w = lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(p, p->w_stride, i));
     if (isinf(w) && fabs(loss) <= *mag * lf_dtype_eps(d)) *undecided = true; /* inf times 0 or a near 0: NaN */
     *mag *= fabs(w);
+    /* past the dtype's range only as PyTorch stores it (100 * 1000 in float16): a mean or sum of it is inf there,
+     * a number in a kernel that sums in float first (lf_spec_run_bce_probs) */
+    if (isfinite(loss * w) && fabs(loss * w) > lf_dtype_max(d)) *undecided = true;
     return lf_dtype_round(d, lf_dtype_round((lf_dtype)p->lw_dtype, loss * w));
 }
 
@@ -166,9 +169,9 @@ void lf_spec_run_bce_probs(const lf_case *c, lf_result *r)
         double mag;
         bool und = false;
         double v = element(c, &p, i, &mag, &und);
-        if (none) {
+        if (none) { /* stored past the range: inf in PyTorch and in any kernel */
             r->values[i] = v;
-            r->scales[i] = und ? LF_SCALE_UNDECIDED : mag;
+            r->scales[i] = und && isfinite(v) ? LF_SCALE_UNDECIDED : mag;
             continue;
         }
         sum += v;
@@ -206,11 +209,18 @@ void lf_spec_grad_bce_probs(const lf_case *c, const double *upstream, lf_result 
             w = lf_load_f64(c->weight.data, c->weight.dtype, lf_bcast_offset(&p, p.w_stride, i));
             v = lf_dtype_round(d, lf_dtype_round((lf_dtype)p.lw_dtype, v * w));
         }
-        if (p.reduction == LF_RED_MEAN) v = lf_dtype_round(d, v / (double)p.N), mag /= (double)p.N;
+        double n = p.reduction == LF_RED_MEAN ? (double)p.N : 1;
+        v = lf_dtype_round(d, v / n), mag /= n;
         gi->values[i] = v;
         /* at the epsilon clamp a 16-bit dtype's own epsilon decides (0 in float16: 0 / 0), a kernel in float
-         * another: not decided; an infinite weight times a gradient of 0 neither */
-        bool clamped = d != LF_F32 && d != LF_F64 && product < 1e-12;
-        gi->scales[i] = clamped || (isinf(w) && x == t) ? LF_SCALE_UNDECIDED : mag * fabs(w) + fabs(v);
+         * another: not decided; an infinite weight times a gradient of 0 neither; nor PyTorch's inf of a
+         * product past the dtype before the mean's division, where the gradient itself is within it */
+        bool lp = d != LF_F32 && d != LF_F64, clamped = lp && product < 1e-12;
+        double exact = up * (x - t) / fmax((1 - x) * x, 1e-12) * w / n;
+        bool overflowed = !isfinite(v) && isfinite(exact) && fabs(exact) <= lf_dtype_max(d);
+        /* a subnormal denominator is known to a unit of its own spacing, not of the dtype's */
+        double subnormal = product > 0 && product < lf_dtype_min_normal(d) ? lf_dtype_min_normal(d) / product : 0;
+        gi->scales[i] = clamped || overflowed || (isinf(w) && x == t) ? LF_SCALE_UNDECIDED
+                                                                      : mag * fabs(w) + fabs(v) * (1 + subnormal);
     }
 }
