@@ -253,20 +253,28 @@ class CaseGenerator:
         self.common_options(options, smoothing=False)
         return Case(MULTI_MARGIN, tensors, options, {"classes": classes, "prob": False, "rank": rank})
 
-    def bce_case(self):
-        """Valid binary_cross_entropy_with_logits case (broadcastable weights)."""
+    def elementwise_shape(self):
+        """(rank, shape) of a BCE input: [..., last], a batch sometimes empty."""
         rank, last = self.pick(RANK_MIX), self.rng.randint(1, 9)
         batch = 0 if self.chance(0.04) else self.rng.randint(1, 6)
-        shape = ([] if rank == 0 else [last] if rank == 1 else
-                 [batch] + [self.rng.randint(1, 4) for _ in range(rank - 2)] + [last])
+        return rank, ([] if rank == 0 else [last] if rank == 1 else
+                      [batch] + [self.rng.randint(1, 4) for _ in range(rank - 2)] + [last])
+
+    def maybe_weight(self, tensors, shape, dtype, p):
+        """With probability p, a BCE weight that broadcasts to shape, mostly of the input's dtype."""
+        if self.chance(p):
+            wshape = self.broadcastable(shape)
+            wdtype = dtype if self.chance(0.8) else self.rng.choice(FLOAT_DTYPES)
+            tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, wshape), wdtype)
+
+    def bce_case(self):
+        """Valid binary_cross_entropy_with_logits case (broadcastable weights)."""
+        rank, shape = self.elementwise_shape()
         dtype = self.pick(INPUT_DTYPE_MIX)
         tdtype = self.float_target_dtype(dtype)
         y = self.prob_array(shape, -1) if rank else self.np.random(shape)
         tensors = {"input": self.floats(self.logits(shape), dtype), "target": self.floats(y, tdtype)}
-        if self.chance(0.25):
-            wshape = self.broadcastable(shape)
-            wdtype = dtype if self.chance(0.8) else self.rng.choice(FLOAT_DTYPES)
-            tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, wshape), wdtype)
+        self.maybe_weight(tensors, shape, dtype, 0.25)
         if self.chance(0.3):
             pshape = self.pick([(shape[-1:], 6), ([1], 2), (shape, 2)])
             tensors["pos_weight"] = self.floats(self.np.uniform(0.5, 3.0, pshape), dtype)
@@ -276,18 +284,12 @@ class CaseGenerator:
 
     def bce_prob_case(self):
         """Valid binary_cross_entropy case: probabilities (a sigmoid in the dtype, some exactly 0 or 1)."""
-        rank, last = self.pick(RANK_MIX), self.rng.randint(1, 9)
-        batch = 0 if self.chance(0.04) else self.rng.randint(1, 6)
-        shape = ([] if rank == 0 else [last] if rank == 1 else
-                 [batch] + [self.rng.randint(1, 4) for _ in range(rank - 2)] + [last])
+        rank, shape = self.elementwise_shape()
         dtype = self.pick(INPUT_DTYPE_MIX)
         z = self.np.standard_normal(shape) * self.pick([(1.0, 6), (10.0, 2), (40.0, 2)])
         y = self.prob_array(shape, -1) if rank else self.np.random(shape)
         tensors = {"input": self.floats(1 / (1 + np.exp(-z)), dtype), "target": self.floats(y, dtype)}
-        if self.chance(0.3):
-            wshape = self.broadcastable(shape)
-            wdtype = dtype if self.chance(0.8) else self.rng.choice(FLOAT_DTYPES)
-            tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, wshape), wdtype)
+        self.maybe_weight(tensors, shape, dtype, 0.3)
         options = {}
         self.common_options(options, smoothing=False)
         return Case(BCE_PROBS, tensors, options, {"rank": rank})

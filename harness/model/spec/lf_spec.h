@@ -103,15 +103,17 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     void lf_spec_##GRAD(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 #include "lf_losses.def"
 #undef LF_LOSS
-/* binary_cross_entropy's first element out of [0, 1] (input before target; cond: LF_COND_BCE_*), -1 when
- * none; and the device assert there, as CUDA reports it (lf_spec_bce.c). */
-int64_t lf_spec_bce_first_bad(const lf_case *c, int *cond);
+/* binary_cross_entropy's device assert at element i (its input, else its target, outside [0, 1]), as CUDA
+ * reports it (lf_spec_bce.c). */
 void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r);
 /* binary_cross_entropy's error after its kernel: a weight broadcast past the input (loss.mul_). */
 bool lf_spec_bce_error_after(const lf_case *c, lf_result *r);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */
 void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r);
+/* A loss's own d input, started: planned (p), input.numel values and scales, ok in the input's dtype; false
+ * with d's error (the plan's, or out of memory). lf_spec_eval.c. */
+bool lf_spec_grad_input_start(const lf_case *c, lf_problem *p, lf_result *d);
 /* The values of a planned problem PyTorch's kernels compute (lf_spec_eval.c): with
  * the LLM family's options, and cross_entropy's outputs (lse, z_loss) - a kernel returns them on any call. */
 void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r);

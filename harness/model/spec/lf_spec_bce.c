@@ -15,7 +15,7 @@
  * log1p(-x) for log(1 - x): within a unit of the dtype. Backward:
  * grad * (x - t) / max((1 - x) * x, 1e-12 in the dtype: 0 in float16), then
  * times the weight, then / numel for mean. Autocast refuses the call
- * (docs/losses.md); cases carry no autocast. */
+ * (README, "binary_cross_entropy"); cases carry no autocast. */
 #include <math.h>
 #include <stdio.h>
 
@@ -40,10 +40,10 @@ static bool infer_size(const lf_tensor *a, const lf_tensor *b, int *ndim, int64_
 bool lf_spec_plan_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
 {
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
-    char is[128], ts[128];
-    lf_format_shape(is, sizeof is, in->shape, in->ndim);
-    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
+    char is[128], ts[128], ws[128];
     if (!lf_same_shape(in, tg)) {
+        lf_format_shape(is, sizeof is, in->shape, in->ndim);
+        lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
         lf_result_error(r, "bce_target_shape", "ValueError",
                         "Using a target size (torch.Size(%s)) that is different to the input size (torch.Size(%s)) "
                         "is deprecated. Please ensure they have the same size.",
@@ -51,9 +51,9 @@ bool lf_spec_plan_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
         return false;
     }
     int bndim;
-    int64_t bshape[LF_MAX_DIMS + LF_MAX_DIMS];
+    int64_t bshape[LF_MAX_DIMS];
     if (w->present && !infer_size(tg, w, &bndim, bshape)) {
-        char ws[128];
+        lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
         lf_result_error(r, "broadcast", "RuntimeError",
                         "weight of shape %s does not broadcast to the target's shape %s (torch.Size mismatch)", ws, ts);
@@ -75,22 +75,20 @@ bool lf_spec_plan_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
     return true;
 }
 
-int64_t lf_spec_bce_first_bad(const lf_case *c, int *cond)
+/* The first element whose input, or then target, is outside [0, 1] or NaN; -1 when none. */
+static int64_t first_bad(const lf_case *c)
 {
-    for (int64_t i = 0; i < c->input.numel; i++) {
-        *cond = !in_range(lf_load_f64(c->input.data, c->input.dtype, i))     ? LF_COND_BCE_INPUT
-                : !in_range(lf_load_f64(c->target.data, c->target.dtype, i)) ? LF_COND_BCE_TARGET
-                                                                             : LF_COND_NONE;
-        if (*cond != LF_COND_NONE) return i;
-    }
+    for (int64_t i = 0; i < c->input.numel; i++)
+        if (!in_range(lf_load_f64(c->input.data, c->input.dtype, i)) ||
+            !in_range(lf_load_f64(c->target.data, c->target.dtype, i)))
+            return i;
     return -1;
 }
 
 void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r)
 {
-    int cond = LF_COND_BCE_INPUT;
     bool input = !in_range(lf_load_f64(c->input.data, c->input.dtype, i));
-    if (!input) cond = LF_COND_BCE_TARGET;
+    int cond = input ? LF_COND_BCE_INPUT : LF_COND_BCE_TARGET;
     const lf_tensor *t = input ? &c->input : &c->target;
     r->kind = LF_OUTCOME_DEVICE_ASSERT;
     r->kernel_id = LF_K_BCE;
@@ -108,7 +106,7 @@ void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r)
 bool lf_spec_bce_error_after(const lf_case *c, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    int64_t stride[LF_MAX_DIMS], bshape[2 * LF_MAX_DIMS];
+    int64_t stride[LF_MAX_DIMS], bshape[LF_MAX_DIMS];
     int bndim;
     if (!w->present || lf_broadcast_strides(w, &c->input, stride) || !infer_size(&c->target, w, &bndim, bshape))
         return false;
@@ -148,8 +146,7 @@ void lf_spec_run_bce_probs(const lf_case *c, lf_result *r)
     lf_problem p;
     lf_result_init(r);
     if (!lf_spec_plan(c, &p, r)) return;
-    int cond;
-    int64_t bad = lf_spec_bce_first_bad(c, &cond);
+    int64_t bad = first_bad(c);
     if (bad >= 0) {
         lf_spec_device_assert(c, &p, LF_K_BCE, bad, r);
         return;
@@ -190,14 +187,8 @@ void lf_spec_grad_bce_probs(const lf_case *c, const double *upstream, lf_result 
 {
     lf_problem p;
     lf_result *gi = &g[LF_GRAD_INPUT];
-    if (!lf_spec_plan(c, &p, gi)) return;
-    if (!lf_result_alloc_values(gi, c->input.numel, true)) {
-        lf_result_error(gi, "internal", "MemoryError", "out of memory");
-        return;
-    }
+    if (!lf_spec_grad_input_start(c, &p, gi)) return;
     lf_dtype d = c->input.dtype;
-    gi->kind = LF_OUTCOME_OK;
-    gi->out_dtype = gi->tol_dtype = d;
     for (int64_t i = 0; i < p.N; i++) {
         double x = lf_load_f64(c->input.data, d, i), t = lf_load_f64(c->target.data, d, i);
         double up = upstream[p.reduction == LF_RED_NONE ? i : 0];

@@ -217,6 +217,18 @@ void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_re
     r->scalar = scalar;
 }
 
+bool lf_spec_grad_input_start(const lf_case *c, lf_problem *p, lf_result *d)
+{
+    if (!lf_spec_plan(c, p, d)) return false;
+    if (!lf_result_alloc_values(d, c->input.numel, true)) {
+        lf_result_error(d, "internal", "MemoryError", "out of memory");
+        return false;
+    }
+    d->kind = LF_OUTCOME_OK;
+    d->out_dtype = d->tol_dtype = c->input.dtype;
+    return true;
+}
+
 /* Room for an output of n values (lf_llm.def). */
 static bool start_output(lf_result *r, int o, int64_t n)
 {

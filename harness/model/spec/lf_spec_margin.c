@@ -166,14 +166,8 @@ void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_resu
 {
     lf_problem p;
     lf_result *d = &g[LF_GRAD_INPUT];
-    if (!lf_spec_plan(c, &p, d)) return;
-    if (!lf_result_alloc_values(d, c->input.numel, true)) {
-        lf_result_error(d, "internal", "MemoryError", "out of memory");
-        return;
-    }
+    if (!lf_spec_grad_input_start(c, &p, d)) return;
     lf_dtype in = c->input.dtype, acc = lf_spec_acc_dtype(c);
-    d->kind = LF_OUTCOME_OK;
-    d->out_dtype = d->tol_dtype = in;
     bool none = p.reduction == LF_RED_NONE;
     double gk = lf_dtype_round(acc, 1.0 / (double)(p.reduction == LF_RED_MEAN ? p.N * p.C : p.C));
     for (int64_t k = 0; k < p.N && c->input.numel > 0; k++) {
