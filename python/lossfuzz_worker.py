@@ -68,6 +68,12 @@ DEFAULTS = {}  # the options' defaults: PyTorch's, from --describe
 DEAD_CONTEXT = ("device-side assert", "CUDA error")
 
 
+def hit_recompile_limit(exc):
+    """Whether a torch.compile'd kernel failed on its recompile limit: the worker's earlier cases compiled
+    that many variants (dtypes, shapes, options), a state of the worker's, not of the case."""
+    return type(exc).__name__ == "FailOnRecompileLimitHit" or "recompile_limit" in str(exc)
+
+
 def number(v):
     """JSON has no NaN or infinity: the executor sends them as "nan", "inf", "-inf"."""
     return float(v) if isinstance(v, str) else v
@@ -105,6 +111,7 @@ class Worker:
         one on the ranks of `ranks`, lossfuzz_ranks.py)."""
         self.torch, self.device = torch, device
         self.claims, self.ranks = claims or {}, ranks
+        self.recompile_resets = 0  # a torch.compile'd kernel's recompile limit, met and reset (call)
         self.keywords = lossfuzz_llm.keyword_map(self.claims)
         self.outputs = tuple(self.claims.get("outputs") or ("loss",))
         self.names_of, self.error_of = positional, error_result  # for the ranks (lossfuzz_ranks.py)
@@ -187,6 +194,22 @@ class Worker:
         asks for it (lossfuzz_llm.py); for "kernel", the callable, its
         options renamed to its keywords, its return value unpacked by its
         claims' "outputs"."""
+        if (path or self.path) == "kernel":
+            try:
+                return self.call_path(case, args, kwargs, path)
+            except Exception as exc:
+                if not hit_recompile_limit(exc) or "torch._dynamo" not in sys.modules:
+                    raise
+                # the limit is the worker's: dynamo's caches go, the case is called once more, as afresh
+                sys.modules["torch._dynamo"].reset()
+                self.recompile_resets += 1
+                if self.recompile_resets == 1:
+                    print("lossfuzz worker: the kernel hit torch.compile's recompile limit (%s): dynamo's caches "
+                          "are reset and the call made again, each time it does" % one_line(exc), file=sys.stderr)
+        return self.call_path(case, args, kwargs, path)
+
+    def call_path(self, case, args, kwargs, path=None):
+        """call's work, without its second try."""
         if (path or self.path) == "torch":
             if not lossfuzz_llm.uses_llm(case.doc):
                 return self.torch_fns[case.loss](*args, **kwargs), {}
@@ -332,14 +355,19 @@ class Worker:
             y = torch.softmax(leaf, -1)
         except Exception:  # this torch has no softmax for the dtype (1.13's CPU float16): no check
             return None
+        # An exception here is an error of its own, never a wrong gradient: "raised in forward: ..." (a valid
+        # call refused) or "raised in backward: ..." (lf_kernel_verdict.c reads the prefix).
         try:
             result = self.call(case, (y,) + tuple(args[1:]), kwargs)[0]
-            if not result.requires_grad:
-                return None  # no graph: grad-missing says so on the main call
+        except Exception as exc:
+            return "raised in forward: " + one_line(exc)
+        if not result.requires_grad:
+            return None  # no graph: grad-missing says so on the main call
+        try:
             seed = upstream.to(result.dtype).reshape(result.shape)
             got, dy = torch.autograd.grad(result, [leaf, y], seed, allow_unused=True)
         except Exception as exc:
-            return one_line(exc)
+            return "raised in backward: " + one_line(exc)
         if got is None or dy is None:
             return None
         fresh = leaf.detach().clone().requires_grad_(True)

@@ -197,6 +197,22 @@ summary=$(python3 ci/ci-summary.py "$fz/report.json" "$fz/report.xml")
 if echo "$summary" | grep -q '| `shape-mismatch/kernel\[.*| Silent wrong' &&
     grep -q 'failures="[1-9]' "$fz/report.xml"; then ok; else fail "the campaign's JUnit or CI summary lacks its findings"; fi
 # A kernel that writes its gradient in place on purpose and claims it: accepted and counted, never failing
+if [ "${KERNEL_TEST_PYTHON:-full}" = full ]; then
+    # Another style's three independent bugs (a strided input read densely, smoothing without the weight, the
+    # mean counting ignored rows), each met in several layouts and harms: three entries, one per cause (issue 45)
+    rm -rf "$fz" && fz=$(mktemp -d)
+    expect 1 "findings: 3 (" "$lossfuzz" fuzz --seconds 15 --kernel py:examples/kernels/faithful/plain_torch.py:three_bugs \
+        --out "$fz"
+    if why=$(python3 ci/report-has.py "$fz/report.json" 3 'strided' 'smoothing' 'ignored'); then ok; else
+        fail "the plain-torch three-bug campaign: $why"; fi
+    # A kernel that rejects in its own words where CPU PyTorch rejects (a listed difference): excused, and named
+    expect 0 "known          CUDA's nll_loss2d returns" "$lossfuzz" check \
+        --kernel py:examples/kernels/faithful/plain_torch.py:cross_entropy examples/kernels/faithful/cases/empty_spatial_weight_f64.json
+    # torch.compile's recompile limit is the worker's state: dynamo is reset and the call made again
+    expect 0 "4 passed, 0 failed" "$lossfuzz" check --kernel py:examples/kernels/cases/compiled.py:cross_entropy \
+        "$regressions/bf16_confident_predictions.json" "$regressions/common_offset_1e4_f32.json" \
+        "$regressions/f16_range_logits.json" "$regressions/bf16_large_logits_with_smoothing.json"
+fi
 rm -rf "$fz" && fz=$(mktemp -d)
 expect 0 "findings: 0 (" "$lossfuzz" fuzz --seconds 10 --kernel py:examples/kernels/ce_in_place_claimed.py:cross_entropy \
     --out "$fz"

@@ -4,13 +4,15 @@
 #include "lf_oracle.h"
 
 enum { SILENT = LF_HARM_SILENT, MEMORY = LF_HARM_MEMORY, CRASH = LF_HARM_CRASH, REJECTION = LF_HARM_REJECTION };
+enum { SHARED = 0, OWN = 1 };
 
 static const struct {
     const char *property;
     int harm;
+    bool own;
     const char *what;
 } findings[] = {
-#define LF_FINDING(property, harm, what) {property, harm, what},
+#define LF_FINDING(property, harm, cause, what) {property, harm, cause, what},
 #include "lf_findings.def"
 #undef LF_FINDING
 };
@@ -32,6 +34,12 @@ int lf_finding_find(const char *cls)
         if (!strncmp(cls, findings[i].property, n) && (cls[n] == '/' || cls[n] == '[' || cls[n] == 0)) return i;
     }
     return -1;
+}
+
+bool lf_finding_own_cause(const char *cls)
+{
+    int i = lf_finding_find(cls);
+    return i >= 0 && findings[i].own;
 }
 
 const char *lf_finding_at(int i, int *harm, const char **what)

@@ -63,12 +63,17 @@ static void judge_backward(const lf_case *c, const lf_kernel_deviations *d, lf_v
         return;
     }
     for (int p = 0; p < LF_GRAD_PARTS; p++) lf_judge_grad(c, v, "kernel", &v->kernel.grad[p], (lf_grad_part)p);
-    /* (where PyTorch's own backward refuses the call, so does the kernel's through softmax) */
-    if (k->through_softmax[0] && v->spec_grad[LF_GRAD_INPUT].kind != LF_OUTCOME_HOST_ERROR)
+    /* (where PyTorch's own backward refuses the call, so does the kernel's through softmax); an exception there
+     * is an error, never a gradient mismatch: a refused call, or a backward that failed */
+    const char *why = k->through_softmax;
+    if (!why[0] || v->spec_grad[LF_GRAD_INPUT].kind == LF_OUTCOME_HOST_ERROR) return;
+    if (!strncmp(why, "raised in forward: ", 19))
+        lf_found(v, "false-alarm/kernel", "PyTorch accepts the call on softmax(input); the kernel %s", why);
+    else if (!strncmp(why, "raised in backward: ", 20))
+        lf_found(v, "grad-error/kernel", "backward of the call on softmax(input) failed: %s", why + 20);
+    else
         lf_found(v, "upstream-grad-mismatch/kernel",
-                 "called on softmax(input), which softmax saved for its "
-                 "backward: %s",
-                 k->through_softmax);
+                 "called on softmax(input), which softmax saved for its backward: %s", why);
 }
 
 /* A bfloat16 or float16 call: the spec's tolerance covers any correct

@@ -48,6 +48,8 @@
 enum { LF_HARM_SILENT, LF_HARM_MEMORY, LF_HARM_CRASH, LF_HARM_REJECTION, LF_HARM_COUNT };
 int lf_finding_find(const char *cls);
 const char *lf_finding_at(int i, int *harm, const char **what);
+/* Whether a finding of class cls is a mechanism of its own in a report (lf_findings.def's CAUSE: OWN). */
+bool lf_finding_own_cause(const char *cls);
 const char *lf_harm_label(int harm); /* a rank's heading: "Silent wrong values or gradients", ... */
 
 #define LF_SIGNATURE_MAX 192 /* a finding's signature, NUL included (lf_finding_signature) */

@@ -170,6 +170,36 @@ void lf_layout_follow(lf_tensor *out, const lf_tensor *from)
         lf_layout_settle(out);
 }
 
+void lf_layout_refit(lf_tensor *out, const lf_tensor *from)
+{
+    int n = out->ndim;
+    int64_t strides[LF_MAX_DIMS], s = 1, dense = 1;
+    char err[160];
+    out->strided = false;
+    if (!from->strided || n == 0) return;
+    bool expanded = false, permuted = false;
+    for (int d = 0; d < from->ndim; d++) {
+        expanded |= from->strides[d] == 0 && from->shape[d] > 1;
+        if (from->strides[d] || from->shape[d] <= 1) dense *= from->shape[d] > 1 ? from->shape[d] : 1;
+        for (int e = d + 1; e < from->ndim; e++)
+            permuted |= from->shape[d] > 1 && from->shape[e] > 1 && from->strides[d] < from->strides[e];
+    }
+    bool gaps = lf_layout_extent(from) - from->offset > dense;
+    int wide = 0; /* the dim expanded: the first of more than one element */
+    while (wide < n - 1 && out->shape[wide] <= 1) wide++;
+    for (int k = n - 1; k >= 0; k--) { /* innermost first */
+        int d = permuted ? n - 1 - k : k;
+        if (expanded && d == wide) {
+            strides[d] = 0;
+            continue;
+        }
+        int64_t step = gaps && k == n - 1 ? 2 : 1; /* gaps: every other element of the innermost dim */
+        strides[d] = s * step;
+        s *= (out->shape[d] > 1 ? out->shape[d] : 1) * step;
+    }
+    if (lf_layout_set(out, strides, from->offset, err, sizeof err)) lf_layout_settle(out);
+}
+
 void lf_poison_fill(void *dst, size_t bytes, lf_dtype t)
 {
     uint64_t e = t == LF_F64    ? 0x7FFACA4ACA4ACA4Aull

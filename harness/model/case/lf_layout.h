@@ -44,6 +44,14 @@ void *lf_layout_storage(const lf_tensor *t, size_t *bytes);
  * still 0, the same offset - packed densely. */
 void lf_layout_follow(lf_tensor *out, const lf_tensor *from);
 
+/* After a reshape made `out` (another rank: spatial rows, a 1-D row given a
+ * batch) from `from`: out gets the same kinds of layout - its dims reversed
+ * where from's are out of row-major order, a dim of stride 0 where from has
+ * one, every other element where from's storage has gaps, the same offset - so a
+ * strided tensor stays strided the same way. The values are settled (an
+ * expanded tensor repeats its first slice). */
+void lf_layout_refit(lf_tensor *out, const lf_tensor *from);
+
 /* Fills bytes with a dtype's poison: quiet NaNs with payload 0xCA4A..., or
  * bytes 0xFE for integer types (lf_canary.c's guards hold the same). */
 void lf_poison_fill(void *dst, size_t bytes, lf_dtype t);

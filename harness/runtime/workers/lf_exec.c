@@ -356,6 +356,20 @@ const char *lf_exec_torch_version(const lf_exec *x) { return x->torch; }
 const lf_kernel_claims *lf_exec_kernel_claims(const lf_exec *x) { return x->has_claims ? &x->claims : NULL; }
 const lf_exec_stats *lf_exec_stats_of(const lf_exec *x) { return &x->stats; }
 
+bool lf_exec_renew(lf_exec *x, char *err, size_t errlen)
+{
+    for (int i = 0; i < x->n_slots; i++) {
+        slot *s = &x->slots[i];
+        if (s->has_active) { /* end of file: it exits 0 */
+            close(s->active.req_fd);
+            s->active.req_fd = -1;
+            lf_proc_finish(&s->active, 1000);
+        }
+        if (!take_over(x, s, err, errlen)) return false;
+    }
+    return true;
+}
+
 void lf_exec_stop(lf_exec *x)
 {
     if (!x) return;

@@ -53,6 +53,10 @@ const lf_exec_stats *lf_exec_stats_of(const lf_exec *x);
  * "kernel"), or NULL for workers of the other paths. */
 const lf_kernel_claims *lf_exec_kernel_claims(const lf_exec *x);
 void lf_exec_stop(lf_exec *x);
+/* Every worker ended and replaced by a fresh one (the warm spare): a case run
+ * next meets no state an earlier case left (a compile cache, a recompile
+ * limit). false with err when none can be started. */
+bool lf_exec_renew(lf_exec *x, char *err, size_t errlen);
 
 /* GPUs visible to CUDA, counted without initializing it ($CUDA_VISIBLE_DEVICES,
  * else /proc/driver/nvidia/gpus); 0 when none is known. */

@@ -8,6 +8,7 @@
  *   DIR/first/STEM.json the first case of a signature, created exclusively (the first process wins)
  *   DIR/keys/HASH       "<finding key>\t<signature>": what a key's first case minimized to
  *   DIR/repros/         the minimized cases (lossfuzz minimize), each a regression forever
+ *   DIR/excused         a line per case a listed PyTorch difference excused: its id (lf_torch_known.def)
  * lf_campaign_report reads them back into DIR/report.md and DIR/report.json. */
 #ifndef LF_CAMPAIGN_H
 #define LF_CAMPAIGN_H
@@ -35,6 +36,10 @@ double lf_campaign_elapsed_s(const char *dir);
 /* Records a hit of `signature` (c: its case); *is_new says whether it is the
  * signature's first, whose case went to DIR/first. false: DIR unwritable. */
 bool lf_campaign_record(const char *dir, const char *signature, const char *accepted, const lf_case *c, bool *is_new);
+
+/* Records a case a listed PyTorch difference (lf_torch_known.def) excused:
+ * a line "<id>" in DIR/excused, counted in the report. false: DIR unwritable. */
+bool lf_campaign_excuse(const char *dir, const char *known_id);
 
 /* One process's part in a campaign (lf_campaign_hit.c): the keys of the
  * findings it met, each with the signature its first case minimized to. */
@@ -78,13 +83,16 @@ typedef struct {
     char one_line[700];
     char pytorch[400], kernel[400], detail[512];
     int64_t size;    /* elements of its case: an entry's repro is its smallest variant's */
-    char group[640]; /* what folds it with others: harm and cause, a missing check, a claim */
+    char group[640]; /* what folds it with others: a cause, a missing check, a claim */
+    char needs[192]; /* the cause's needed traits (lf_cause.h's key; "" none, or not a cause) */
+    int loss;        /* its case's loss (causes nest within a loss) */
     char cause[420];
     int harm;
     char flaky[600]; /* what each replay gave, where its case does not replay as the ledger says; "" else */
 } lf_campaign_variant;
 
-/* A report's entry: one cause and one harm (lf_cause.h), or one missing
+/* A report's entry: one cause (lf_cause.h: its minimal needs, every harm
+ * that shows them; a finding of no needed trait, one harm), or one missing
  * check (the same bad call answered with numbers on some cases and a crash on
  * others), or one claim of the kernel's that accepts deviations. */
 typedef struct {
@@ -104,6 +112,12 @@ typedef struct {
     int n_v;
     lf_campaign_group *g; /* most harmful first, accepted last */
     int n_g;
+    struct {
+        const lf_known_difference *known;
+        long hits;
+    } excused[64]; /* the listed differences that excused cases, in the list's order */
+    int n_excused;
+    int not_applied; /* ablations the causes could not apply (lf_cause.h) */
     int replays;     /* oracle runs the causes took */
     double cause_ms; /* and their time */
 } lf_campaign_entries;

@@ -17,6 +17,7 @@
 #include "lf_campaign.h"
 #include "lf_case_json.h"
 #include "lf_cause.h"
+#include "lf_exec.h"
 #include "lf_hash.h"
 #include "lf_report.h"
 
@@ -176,6 +177,8 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
             lf_cause_of(&c, be, it->e->signature, &cause);
             x->replays += cause.replays;
             x->cause_ms += cause.ms;
+            x->not_applied += cause.not_applied;
+            it->loss = (int)c.loss;
             snprintf(it->group, sizeof it->group, "harm%d:%s:%s", it->harm, cause.family, cause.key);
             snprintf(it->cause, sizeof it->cause, "needs: %s", cause.words);
         }
@@ -234,6 +237,79 @@ static bool unmask_reductions(lf_campaign_entries *x)
     return true;
 }
 
+/* Whether every trait of a (';'-separated) is one of b's. */
+static bool traits_within(const char *a, const char *b)
+{
+    for (const char *t = a; *t;) {
+        size_t n = strcspn(t, ";");
+        bool found = false;
+        for (const char *u = b; *u && !found;) {
+            size_t m = strcspn(u, ";");
+            found = m == n && !strncmp(t, u, n);
+            u += m + (u[m] == ';');
+        }
+        if (!found) return false;
+        t += n + (t[n] == ';');
+    }
+    return true;
+}
+
+static int trait_count(const char *key)
+{
+    int n = *key != 0;
+    for (; *key; key++) n += *key == ';';
+    return n;
+}
+
+/* The mechanism a finding keeps to itself (lf_findings.def's CAUSE: OWN): its class; "" where it shares. */
+static void mechanism(const lf_campaign_variant *v, char *out, size_t len)
+{
+    if (lf_finding_own_cause(v->e->signature))
+        class_of(v->e->signature, out, len);
+    else
+        out[0] = 0;
+}
+
+/* Causes nest: a finding's needs, once the reductions are unmasked, are its group's key ("harmN:FAMILY:KEY").
+ * Where it needs a trait, every harm it shows is one cause - the group is its loss, mechanism and needs, not
+ * its harm - and a cause whose needs hold another's of the same loss and mechanism is a variant of it: it folds
+ * into the smallest such (a strided input's bug, met on a spatial case too and as a false alarm, is one
+ * entry). With no needed trait, harms stay apart. */
+static bool nest_causes(lf_campaign_entries *x)
+{
+    int *root = malloc(sizeof(int) * (size_t)(x->n_v ? x->n_v : 1));
+    if (!root) return false;
+    for (int i = 0; i < x->n_v; i++) {
+        lf_campaign_variant *v = &x->v[i];
+        const char *key = strncmp(v->group, "harm", 4) ? NULL : strchr(strchr(v->group, ':') + 1, ':');
+        root[i] = -1;
+        v->needs[0] = 0;
+        if (key && key[1]) snprintf(v->needs, sizeof v->needs, "%s", key + 1);
+    }
+    for (int i = 0; i < x->n_v; i++) /* the fewest needs within i's (i's own among them), first found first */
+        for (int j = 0; x->v[i].needs[0] && j < x->n_v; j++) {
+            const lf_campaign_variant *a = &x->v[j];
+            char mi[96], mj[96];
+            if (!a->needs[0] || a->loss != x->v[i].loss || !traits_within(a->needs, x->v[i].needs)) continue;
+            mechanism(&x->v[i], mi, sizeof mi);
+            mechanism(a, mj, sizeof mj);
+            if (strcmp(mi, mj)) continue;
+            const lf_campaign_variant *best = root[i] >= 0 ? &x->v[root[i]] : NULL;
+            int na = trait_count(a->needs), nb = best ? trait_count(best->needs) : 0;
+            if (!best || na < nb || (na == nb && a->e->first_s < best->e->first_s)) root[i] = j;
+        }
+    for (int i = 0; i < x->n_v; i++) {
+        lf_campaign_variant *v = &x->v[i];
+        if (root[i] < 0) continue;
+        char mech[96];
+        mechanism(v, mech, sizeof mech);
+        snprintf(v->group, sizeof v->group, "cause:%d:%s:%s", x->v[root[i]].loss, mech, x->v[root[i]].needs);
+        if (root[i] != i) snprintf(v->cause, sizeof v->cause, "%s", x->v[root[i]].cause); /* the root's words */
+    }
+    free(root);
+    return true;
+}
+
 static int by_harm(const void *a, const void *b)
 {
     const lf_campaign_group *x = a, *y = b;
@@ -277,9 +353,63 @@ static bool fold(lf_campaign_entries *x, int i)
     return true;
 }
 
+/* DIR/excused counted by listed difference, in the list's order. */
+static void read_excused(const char *dir, lf_campaign_entries *x)
+{
+    char path[4200], line[128];
+    snprintf(path, sizeof path, "%s/excused", dir);
+    FILE *f = fopen(path, "r");
+    for (const lf_known_difference *k; f && x->n_excused < 64 && (k = lf_known_difference_at(x->n_excused));) {
+        x->excused[x->n_excused].known = k;
+        x->excused[x->n_excused++].hits = 0;
+    }
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        for (int i = 0; i < x->n_excused; i++)
+            if (!strcmp(x->excused[i].known->id, line)) x->excused[i].hits++;
+    }
+    if (f) fclose(f);
+    int kept = 0; /* only those that excused a case */
+    for (int i = 0; i < x->n_excused; i++)
+        if (x->excused[i].hits) x->excused[kept++] = x->excused[i];
+    x->n_excused = kept;
+}
+
+/* A fresh worker for the kernel: the report's replays meet no state the campaign's cases left. */
+static void renew(const lf_backend *be)
+{
+    char err[512];
+    if (be->kernel && !lf_exec_renew(be->kernel, err, sizeof err))
+        fprintf(stderr, "lossfuzz: the kernel's worker could not be renewed: %s\n", err);
+}
+
+/* An entry is called stable only once its case replays in a fresh worker: one that needs a worker's earlier
+ * state (a compile cache, a recompile limit) passes there, as its stored replay command does in a new process. */
+static void replay_fresh(lf_campaign_entries *x, lf_campaign_group *gr, const lf_backend *be)
+{
+    lf_campaign_variant *r = &x->v[gr->repro];
+    lf_case c;
+    char err[512], want[96];
+    if (gr->accepted || r->flaky[0] || !be->kernel || !load_case(r->file, &c, err, sizeof err)) return;
+    renew(be);
+    lf_verdict v;
+    lf_oracle_check(&c, be, &v);
+    class_of(r->e->signature, want, sizeof want);
+    if (!v.finding || strcmp(v.finding_class, want)) {
+        snprintf(r->flaky, sizeof r->flaky,
+                 "found as %s; in a fresh worker: %s (it needs the state earlier cases left)", want,
+                 v.finding ? v.finding_class : "no finding");
+        snprintf(gr->cause, sizeof gr->cause, "does not replay in a fresh worker");
+    }
+    lf_verdict_free(&v);
+    lf_case_free(&c);
+}
+
 bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaign_entries *x)
 {
     memset(x, 0, sizeof *x);
+    read_excused(dir, x);
+    renew(be);
     x->ledger = lf_campaign_read(dir, &x->n_v);
     x->v = calloc((size_t)(x->n_v ? x->n_v : 1), sizeof *x->v);
     x->g = calloc((size_t)(x->n_v ? x->n_v : 1), sizeof *x->g);
@@ -289,10 +419,13 @@ bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaig
         lf_campaign_case_file(dir, &x->ledger[i], x->v[i].file, sizeof x->v[i].file);
         check_variant(&x->v[i], be, x);
     }
-    if (!unmask_reductions(x)) return false;
+    if (!unmask_reductions(x) || !nest_causes(x)) return false;
     for (int i = 0; i < x->n_v; i++)
         if (!fold(x, i)) return false;
-    for (int g = 0; g < x->n_g; g++) x->g[g].harm_label = lf_harm_label(x->g[g].harm);
+    for (int g = 0; g < x->n_g; g++) {
+        replay_fresh(x, &x->g[g], be);
+        x->g[g].harm_label = lf_harm_label(x->g[g].harm);
+    }
     qsort(x->g, (size_t)x->n_g, sizeof *x->g, by_harm);
     return true;
 }

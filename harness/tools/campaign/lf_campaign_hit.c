@@ -112,7 +112,8 @@ static bool new_key(lf_campaign *k, const char *key, lf_case *c, const lf_backen
         fprintf(stderr, "lossfuzz: cannot save the finding into %s\n", repros);
         return false;
     }
-    printf("finding %s (after %.1f s): minimized to %s\n", e->signature, lf_campaign_elapsed_s(k->dir), path);
+    /* a signature, not yet a finding: the report folds signatures into one entry per cause, and says so */
+    printf("new signature %s (after %.1f s): minimized to %s\n", e->signature, lf_campaign_elapsed_s(k->dir), path);
     fflush(stdout);
     return true;
 }
@@ -120,6 +121,7 @@ static bool new_key(lf_campaign *k, const char *key, lf_case *c, const lf_backen
 bool lf_campaign_hit(lf_campaign *k, lf_case *c, const lf_verdict *v, const lf_backend *be)
 {
     bool is_new = false;
+    if (v->torch_known) lf_campaign_excuse(k->dir, v->torch_known->id);
     if (v->finding) {
         char key[LF_SIGNATURE_MAX];
         key_entry *e;

@@ -18,6 +18,25 @@ static void replay_command(char *out, size_t len, const char *kernel, const char
 
 enum { MD_VARIANTS = 8 }; /* report.md lists this many variants of an entry; report.json all */
 
+/* The harms of an entry: each finding class its variants show, with its smallest variant as the repro.
+ * classes[k] is the member index; the count is returned. */
+static int harms_of(const lf_campaign_entries *x, const lf_campaign_group *gr, int *classes, int cap)
+{
+    int n = 0;
+    for (int m = 0; m < gr->n_members; m++) {
+        const lf_campaign_variant *v = &x->v[gr->members[m]];
+        size_t len = strcspn(v->e->signature, "[");
+        int k = 0;
+        while (k < n && (strcspn(x->v[classes[k]].e->signature, "[") != len ||
+                         strncmp(x->v[classes[k]].e->signature, v->e->signature, len)))
+            k++;
+        if (k == n && n == cap) continue;
+        if (k == n || v->size < x->v[classes[k]].size) classes[k] = gr->members[m];
+        if (k == n) n++;
+    }
+    return n;
+}
+
 static void write_markdown(FILE *f, const char *title, const lf_campaign_entries *x, const char *kernel)
 {
     long hits = 0, covered = 0;
@@ -42,6 +61,12 @@ static void write_markdown(FILE *f, const char *title, const lf_campaign_entries
         fprintf(f, "- PyTorch: %s\n- kernel: %s\n- %s\n", r->pytorch, r->kernel, r->detail);
         if (r->flaky[0]) fprintf(f, "- flaky: %s\n", r->flaky);
         fprintf(f, "- case: `%s`\n- replay: `%s`\n", r->one_line, replay);
+        int classes[16], n_classes = harms_of(x, gr, classes, 16);
+        for (int k = 0; n_classes > 1 && k < n_classes; k++) { /* one cause, several harms: a repro of each */
+            const lf_campaign_variant *h = &x->v[classes[k]];
+            replay_command(replay, sizeof replay, kernel, h->file);
+            fprintf(f, "- harm `%.*s`: `%s`\n", (int)strcspn(h->e->signature, "["), h->e->signature, replay);
+        }
         if (gr->n_members < 2) continue;
         fprintf(f, "- %d variants:", gr->n_members);
         for (int m = 0; m < gr->n_members && m < MD_VARIANTS; m++) {
@@ -51,6 +76,10 @@ static void write_markdown(FILE *f, const char *title, const lf_campaign_entries
         fprintf(f, gr->n_members > MD_VARIANTS ? ", and %d more (report.json)\n" : "\n", gr->n_members - MD_VARIANTS);
     }
     if (x->n_g == 0) fprintf(f, "\nNo finding.\n");
+    if (x->n_excused) fprintf(f, "\n## Excused by PyTorch's listed differences\n\n");
+    for (int i = 0; i < x->n_excused; i++) /* the kernel answered as its PyTorch does on its device */
+        fprintf(f, "- `%s`: %ld case%s. %s (%s)\n", x->excused[i].known->id, x->excused[i].hits,
+                x->excused[i].hits == 1 ? "" : "s", x->excused[i].known->what, x->excused[i].known->source);
 }
 
 static json_t *variant_json(const lf_campaign_variant *v)
@@ -91,11 +120,35 @@ static void write_json(FILE *f, const char *title, const lf_campaign_entries *x,
         json_object_set_new(o, "flaky", r->flaky[0] ? json_string(r->flaky) : json_null());
         json_object_set_new(o, "replay", json_string(replay));
         for (int m = 0; m < gr->n_members; m++) json_array_append_new(variants, variant_json(&x->v[gr->members[m]]));
+        int classes[16], n_classes = harms_of(x, gr, classes, 16);
+        json_t *harms = json_array();
+        for (int k = 0; k < n_classes; k++) {
+            const lf_campaign_variant *h = &x->v[classes[k]];
+            json_t *one = json_object();
+            snprintf(cls, sizeof cls, "%.*s", (int)strcspn(h->e->signature, "["), h->e->signature);
+            replay_command(replay, sizeof replay, kernel, h->file);
+            json_object_set_new(one, "class", json_string(cls));
+            json_object_set_new(one, "file", json_string(h->file));
+            json_object_set_new(one, "replay", json_string(replay));
+            json_array_append_new(harms, one);
+        }
+        json_object_set_new(o, "harms", harms);
         json_object_set_new(o, "variants", variants);
         json_array_append_new(list, o);
     }
     json_object_set_new(root, "findings", list);
+    json_t *excused = json_array();
+    for (int i = 0; i < x->n_excused; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "id", json_string(x->excused[i].known->id));
+        json_object_set_new(e, "cases", json_integer(x->excused[i].hits));
+        json_object_set_new(e, "what", json_string(x->excused[i].known->what));
+        json_object_set_new(e, "source", json_string(x->excused[i].known->source));
+        json_array_append_new(excused, e);
+    }
+    json_object_set_new(root, "excused", excused);
     json_object_set_new(root, "cause_replays", json_integer(x->replays));
+    json_object_set_new(root, "ablations_not_applied", json_integer(x->not_applied));
     json_object_set_new(root, "cause_ms", json_real(x->cause_ms));
     json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     fputc('\n', f);

@@ -90,6 +90,7 @@ static bool as_rows(lf_case *x, int k, int class_dim)
     lf_tensor *t = lf_case_tensor(x, k), moved;
     if (!t->present) return true;
     if (!(class_dim >= 0 ? lf_tensor_rows(t, class_dim, &moved) : lf_tensor_flat(t, &moved))) return false;
+    lf_layout_refit(&moved, t); /* a strided tensor stays strided: the layout is another trait's to take */
     lf_tensor_free(t);
     *t = moved;
     return true;
@@ -119,35 +120,7 @@ static bool no_one_dim(lf_case *x) { return classes_as_rows(x, 0); }
 
 /* An empty batch and no classes are one trait: an input without elements. */
 static bool has_empty(const lf_case *c) { return c->input.numel == 0 || c->target.numel == 0; }
-static bool refill(lf_tensor *t, int class_dim, double value)
-{
-    char err[160];
-    int64_t shape[LF_MAX_DIMS];
-    if (!t->present || t->numel > 0) return true;
-    for (int d = 0; d < t->ndim; d++) shape[d] = t->shape[d] ? t->shape[d] : d == class_dim ? 2 : 1;
-    lf_dtype dtype = t->dtype;
-    int ndim = t->ndim;
-    lf_tensor_free(t);
-    memset(t, 0, sizeof *t);
-    if (!lf_tensor_alloc(t, dtype, ndim, shape, err, sizeof err)) return false;
-    for (int64_t i = 0; i < t->numel; i++)
-        lf_store_f64(t->data, dtype, i, value < 0 ? 0.25 * (double)(i % 7) : value); /* labels 0, logits apart */
-    return true;
-}
-static bool no_empty(lf_case *x)
-{
-    if (fused(x)) return false; /* its hidden size and vocabulary move together: not tried */
-    int cd = lf_case_class_dim(x);
-    bool classes_were_0 = x->input.ndim > cd && x->input.shape[cd] == 0;
-    if (!refill(&x->input, cd, -1) || !refill(&x->target, prob_target(x) ? cd : -1, prob_target(x) ? 0.5 : 0) ||
-        !refill(&x->loss_mask, -1, 1))
-        return false;
-    if (classes_were_0) { /* the class weights follow the classes */
-        lf_tensor_free(&x->weight);
-        lf_tensor_free(&x->pos_weight);
-    }
-    return true;
-}
+static bool no_empty(lf_case *x) { return lf_case_fill_empty(x); }
 static bool has_loss_mask(const lf_case *c) { return c->loss_mask.present; }
 static bool no_loss_mask(lf_case *x)
 {
@@ -193,8 +166,7 @@ static void family(const char *sig, bool result_only, char *out, size_t len)
         bool result;
     } numbers[] = {{"value-mismatch/", true},
                    {"output-mismatch/", true},
-                   {"grad-mismatch/", false},
-                   {"upstream-grad-mismatch/", false}};
+                   {"grad-mismatch/", false}}; /* (a gradient through softmax's saved output: its own mechanism) */
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         if (!strncmp(sig, numbers[i].prefix, strlen(numbers[i].prefix)) && (numbers[i].result || !result_only)) {
             const char *path = sig + strlen(numbers[i].prefix);
@@ -346,7 +318,11 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
     for (size_t i = 0; i < sizeof traits / sizeof traits[0]; i++) {
         lf_case cand;
         if (!traits[i].has(&x.cur) || !lf_case_copy(&x.cur, &cand)) continue;
-        if (!traits[i].without(&cand)) {
+        if (!traits[i].without(&cand)) { /* kept, and said: the cause may need it or not */
+            size_t n = strlen(out->not_applied_names);
+            snprintf(out->not_applied_names + n, sizeof out->not_applied_names - n, "%s%s", n ? ", " : "",
+                     traits[i].name);
+            out->not_applied++;
             lf_case_free(&cand);
             continue;
         }
@@ -365,5 +341,8 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
     lf_case_free(&x.cur);
     snprintf(out->family, sizeof out->family, "%s", x.cls);
     if (!out->key[0]) snprintf(out->words, sizeof out->words, "any call of its kind (no trait of the case is needed)");
+    size_t w = strlen(out->words);
+    if (out->not_applied)
+        snprintf(out->words + w, sizeof out->words - w, " (not taken away: %s)", out->not_applied_names);
     out->ms = lf_now_ms() - t0;
 }

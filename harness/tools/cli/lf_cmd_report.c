@@ -55,6 +55,15 @@ int lf_cli_campaign_report(const char *dir, const lf_backend *be, const char *ke
     *entries = x.n_g;
     if (findings < 0) fprintf(stderr, "lossfuzz: cannot write the report into %s\n", dir);
     if (findings >= 0 && junit && !write_junit(junit, &x, be)) findings = -1;
+    for (int g = 0; findings >= 0 && g < x.n_g; g++) { /* what the report says, on the console too */
+        const lf_campaign_group *gr = &x.g[g];
+        printf("%s %d: %s - %s (%d signature%s, %ld hit%s)\n", gr->accepted ? "accepted" : "finding", g + 1,
+               x.v[gr->repro].e->signature, gr->cause, gr->n_members, gr->n_members == 1 ? "" : "s", gr->hits,
+               gr->hits == 1 ? "" : "s");
+    }
+    for (int i = 0; i < x.n_excused; i++)
+        printf("excused by a listed PyTorch difference: %s, %ld case%s\n", x.excused[i].known->id, x.excused[i].hits,
+               x.excused[i].hits == 1 ? "" : "s");
     lf_campaign_entries_free(&x);
     return findings;
 }

@@ -29,6 +29,7 @@ typedef struct {
     double start_ms;
     const lf_minimize_opts *opts; /* max_ms and progress; NULL: none */
     lf_minimize_stats *stats;
+    bool empty; /* the case had no elements: its candidates must have none either (keep_class) */
 } ctx;
 
 /* Whether the time is up: then every loop ends and the case so far stands. */
@@ -53,13 +54,16 @@ static bool has_trait(const char *sig, const char *trait)
  * it, or (keep_class) its finding class, the other traits free to go but
  * an empty batch or no classes, which a smaller case would otherwise reach
  * for: a bug on real batches must not shrink into a degenerate one. */
-static bool keeps(const ctx *x, const char *sig)
+static bool no_elements(const lf_case *c) { return c->input.numel == 0 || c->target.numel == 0; }
+
+static bool keeps(const ctx *x, const char *sig, const lf_case *cand)
 {
     if (!(x->opts && x->opts->keep_class)) return !strcmp(sig, x->signature);
     size_t n = strcspn(x->signature, "[");
+    /* (the case's own emptiness too: a class without traits, kernel-silent/target_dtype, names none) */
     return strcspn(sig, "[") == n && !strncmp(sig, x->signature, n) &&
            has_trait(sig, "empty") == has_trait(x->signature, "empty") &&
-           has_trait(sig, "no-classes") == has_trait(x->signature, "no-classes");
+           has_trait(sig, "no-classes") == has_trait(x->signature, "no-classes") && no_elements(cand) == x->empty;
 }
 
 /* Keeps `cand` (replacing *c) when it has the same signature and guard hint, else frees it. */
@@ -72,7 +76,7 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
     }
     x->stats->tries++;
     lf_signature_hint(cand, x->be, sig, sizeof sig, hint, sizeof hint);
-    bool same = keeps(x, sig) && (!x->hint || !strcmp(hint, x->hint));
+    bool same = keeps(x, sig, cand) && (!x->hint || !strcmp(hint, x->hint));
     if (same) {
         lf_case_free(c);
         *c = *cand;
@@ -84,6 +88,46 @@ static bool try_candidate(ctx *x, lf_case *c, lf_case *cand)
     x->stats->elapsed_ms = lf_now_ms() - x->start_ms;
     if (x->opts && x->opts->progress) x->opts->progress(x->opts->progress_arg, x->stats);
     return same;
+}
+
+/* A tensor without elements given 1 (the class dim 2) in each empty dim, its layout kept (lf_layout_refit). */
+static bool refill(lf_tensor *t, int class_dim, double value)
+{
+    char err[160];
+    int64_t shape[LF_MAX_DIMS];
+    if (!t->present || t->numel > 0) return true;
+    for (int d = 0; d < t->ndim; d++) shape[d] = t->shape[d] ? t->shape[d] : d == class_dim ? 2 : 1;
+    lf_tensor was = *t; /* its layout, for the refilled tensor (the values are gone) */
+    was.data = NULL;
+    lf_tensor_free(t);
+    memset(t, 0, sizeof *t);
+    if (!lf_tensor_alloc(t, was.dtype, was.ndim, shape, err, sizeof err)) return false;
+    for (int64_t i = 0; i < t->numel; i++)
+        lf_store_f64(t->data, was.dtype, i, value < 0 ? 0.25 * (double)(i % 7) : value); /* labels 0, logits apart */
+    lf_layout_refit(t, &was);
+    return true;
+}
+
+/* Probabilities shaped as the input (or BCE's): their class dim is the input's. */
+static bool prob_shaped(const lf_case *c)
+{
+    bool classes = lf_loss_has_classes(c->loss) && !lf_dtype_is_float(c->target.dtype);
+    return !classes && c->target.ndim == c->input.ndim;
+}
+
+bool lf_case_fill_empty(lf_case *x)
+{
+    if (lf_loss_of(x->loss)->fused_linear) return false; /* its hidden size and vocabulary move together: not tried */
+    int cd = lf_case_class_dim(x);
+    bool classes_were_0 = x->input.ndim > cd && x->input.shape[cd] == 0;
+    if (!refill(&x->input, cd, -1) || !refill(&x->target, prob_shaped(x) ? cd : -1, prob_shaped(x) ? 0.5 : 0) ||
+        !refill(&x->loss_mask, -1, 1))
+        return false;
+    if (classes_were_0) { /* the class weights follow the classes */
+        lf_tensor_free(&x->weight);
+        lf_tensor_free(&x->pos_weight);
+    }
+    return true;
 }
 
 /* Which dim of the case's tensor `which` (lf_case_tensor) follows input dim
@@ -378,11 +422,30 @@ bool lf_minimize(lf_case *c, const lf_backend *be, const lf_minimize_opts *opts,
 {
     char own[128];
     memset(stats, 0, sizeof *stats);
-    ctx x = {be, stats->signature, stats->hint, opts && opts->keep_layout, lf_now_ms(), opts, stats};
+    ctx x = {be, stats->signature, stats->hint, opts && opts->keep_layout, lf_now_ms(), opts, stats, false};
     lf_signature_hint(c, be, own, sizeof own, stats->hint, sizeof stats->hint);
     snprintf(stats->signature, sizeof stats->signature, "%s", opts && opts->keep ? opts->keep : own);
     if (strcmp(own, stats->signature))
         x.hint = NULL; /* kept for another case's signature: its hint is not this one's */
+    x.empty = no_elements(c);
+    /* a case without elements whose finding's class shows on a row too: the row, where a bug of real batches is
+     * shown (an int32 target on [1, 2], not on [0, 0]) */
+    lf_case filled;
+    if (x.empty && opts && opts->keep_class && !opts->keep && lf_case_copy(c, &filled)) {
+        char sig[LF_SIGNATURE_MAX] = "";
+        if (lf_case_fill_empty(&filled))
+            lf_signature_hint(&filled, be, sig, sizeof sig, stats->hint, sizeof stats->hint);
+        size_t n = strcspn(own, "[");
+        if (!no_elements(&filled) && lf_signature_is_finding(sig) && strcspn(sig, "[") == n && !strncmp(sig, own, n)) {
+            lf_case_free(c);
+            *c = filled;
+            snprintf(stats->signature, sizeof stats->signature, "%s", sig);
+            x.empty = false;
+        } else {
+            lf_signature_hint(c, be, own, sizeof own, stats->hint, sizeof stats->hint); /* its own hint again */
+            lf_case_free(&filled);
+        }
+    }
     stats->elements = c->input.numel + c->target.numel;
     for (int pass = 0; pass < 10000; pass++) {
         bool changed = simplify_options(&x, c);

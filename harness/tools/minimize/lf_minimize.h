@@ -43,6 +43,10 @@ typedef struct {
     void *progress_arg;
 } lf_minimize_opts;
 
+/* The case with an input (and target, mask) without elements given a row: 1 in each empty dim, 2 classes,
+ * labels 0, logits apart; the class weights go with no classes. false where it cannot (a fused linear). */
+bool lf_case_fill_empty(lf_case *x);
+
 /* Minimizes *c in place (opts may be NULL); returns false only when out of
  * memory. A candidate is kept when it has the same signature and the same
  * guard hint as *c: a finding keeps the hint it was found with. */
