@@ -95,3 +95,20 @@ def positive_scale(input, target, logit_scale=1.0, **options):
 
 
 positive_scale.lossfuzz_claims = dict(cross_entropy.lossfuzz_claims, ranges={"logit_scale": [1e-6, 1e6]})
+
+
+def mask_selects(input, target, ignore_index=-100, reduction="mean", loss_mask=None, **options):
+    """The loss mask as a selection, as trainers that turn masked labels into -100 apply it: a masked row
+    of a sum or of reduction none gives 0 whatever its terms (an infinite class weight too), where the
+    mask's product gives 0 * inf = NaN. Real trainers do both: undecided (docs/llm-cross-entropy.md).
+    (A mean divides by the mask's sum, not the rows' weights: left to the mask's product.)"""
+    import torch
+    binary = loss_mask is not None and bool(((loss_mask == 0) | (loss_mask == 1)).all())
+    if binary and reduction != "mean" and not target.is_floating_point():
+        masked = loss_mask.reshape(target.shape) == 0
+        target, loss_mask = torch.where(masked, torch.full_like(target, ignore_index), target), None
+    return cross_entropy(input, target, ignore_index=ignore_index, reduction=reduction, loss_mask=loss_mask,
+                         **options)
+
+
+mask_selects.lossfuzz_claims = cross_entropy.lossfuzz_claims

@@ -251,15 +251,21 @@ typedef struct {
     bool nonfinite;
 } sums;
 
+/* A row the loss mask leaves out (0) whose terms are inf or NaN (an infinite class weight, a logit): the
+ * definitions' 0 * inf is NaN (Megatron-LM multiplies the losses by the mask), a kernel that selects the
+ * row out (as a -100 label does) has 0. Real trainers do both: neither is judged (docs/llm-cross-entropy.md). */
+static bool masked_nonfinite(const row_terms *t, const lf_row *row)
+{
+    return row->r == 0 && !isfinite(t->mag + t->smooth_mag + t->w_mag + t->smooth_w);
+}
+
 static void add_row(sums *s, const row_terms *t, const lf_row *row)
 {
     double r = row->r;
     s->t.undecided |= t->undecided || row->undecided;
     s->nonfinite |= row->nonfinite;
-    /* a masked row (0) adds nothing; where its terms are inf or NaN, the definitions' 0 * inf is NaN and a
-     * kernel that skips the row adds 0: neither is judged */
-    if (r == 0) {
-        s->t.undecided |= !isfinite(t->mag + t->smooth_mag + t->w_mag + t->smooth_w);
+    if (r == 0) { /* adds nothing */
+        s->t.undecided |= masked_nonfinite(t, row);
         return;
     }
     s->t.loss += r * t->loss;
@@ -311,7 +317,7 @@ void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
             add_row(&sum, &t, &row);
             continue;
         }
-        bool undecided = t.undecided || row.undecided;
+        bool undecided = t.undecided || row.undecided || masked_nonfinite(&t, &row);
         double loss = eps > 0 ? smoothed(r->out_dtype, eps, p->C, t.loss, t.smooth, &undecided) : t.loss;
         double mag = eps > 0 ? (1 - eps) * t.mag + eps / (double)p->C * t.smooth_mag : t.mag;
         put(r, i, row.r * loss + row.r * row.z, undecided ? LF_SCALE_UNDECIDED : fabs(row.r) * (mag + row.z_mag));
