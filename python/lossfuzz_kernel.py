@@ -29,6 +29,7 @@ findings it explains are still reported and counted, as accepted, never failing.
         "grad_in_place": True,                       # d input written into the input when it requires grad
         "float32_result": True,                      # a float32 loss for bfloat16 / float16 input
         "labels_unchecked": True,                    # numbers for out-of-range labels (memory still judged)
+        "targets_flattened": True,                   # targets viewed as [-1]: any shape of one label per row
         "accept": {"dtype-mismatch/kernel": "why"},  # any signature (or its start; * for any run), with a reason
 
 The LLM family (docs/llm-cross-entropy.md), none of it unless claimed:
@@ -54,7 +55,8 @@ from lossfuzz_triton_compat import enable_interpreter
 
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
               "max_spatial_dims", "backward", "max_numel",
-              "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "accept",
+              "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "targets_flattened",
+              "accept",
               "options", "outputs", "vocab_last", "vocab_parallel", "ranges")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]
 # A kernel's exception of these types is a bug in it (kernel_failed), not a

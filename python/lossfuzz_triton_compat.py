@@ -16,7 +16,9 @@ these was a false alarm on a public kernel; python/tests/triton_interp_test.py):
   comparisons, math functions and reductions (sum, max, min, argmax) ran on
   those integers (1.0 * 0.5 gave -0.0); here they run in float32 and the
   result is rounded back to bfloat16;
-- tl.fma of bfloat16 multiplied and added the bit patterns (3.9 too);
+- tl.fma of bfloat16 multiplied and added the bit patterns (3.9 too), and
+  tl.dot of bfloat16 operands multiplied them (3.9: every fused linear + CE
+  kernel's bfloat16 logits were 2.9e9 where 4.9 was due);
 - float32 -> bfloat16 (a cast, or a float32 value stored into a bfloat16
   tensor) truncated; compiled Triton and torch round to nearest even; an
   integer cast to bfloat16 became the bits of its value.
@@ -109,7 +111,18 @@ def _mend_interpreter():
         wide = np.multiply(widen(x), widen(y), dtype=np.float64) + widen(z)
         return result(wide.astype(np.float32))
 
+    dot = B.create_dot
+
+    def dot_bf16(self, a, b, d, input_precision, max_num_imprecise_acc):  # 3.9 multiplied the bit patterns
+        if bf16 not in (a.dtype.scalar, b.dtype.scalar):
+            return dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+        acc = np.matmul(widen(a).astype(np.float32), widen(b).astype(np.float32), dtype=np.float32)
+        if d.dtype.scalar == bf16:  # a bfloat16 accumulator: the sum rounded back into it
+            return result(acc + widen(d))
+        return it.TensorHandle((acc + d.data).astype(d.data.dtype), d.dtype.scalar)
+
     B.binary_op, B.unary_op, B.cast_impl, B.create_fma = binary_bf16, unary_bf16, cast_by_value, fma_bf16
+    B.create_dot = dot_bf16
     _mend_reductions(it, bf16, widen, narrow)
     B.get_bf16 = lambda self, value: it.TensorHandle(narrow(np.array([value], dtype=np.float32)), bf16)
 

@@ -139,7 +139,19 @@ static void an_option_in_the_range_the_kernel_claims(void **state)
     json_decref(o);
     o = json_loads("{\"name\": \"fa\", \"ranges\": {\"logit_scale\": [2, 3]}}", 0, NULL);
     assert_false(lf_kernel_claims_parse(o, &k, err, sizeof err));
-    assert_non_null(strstr(err, "off value"));
+    assert_non_null(strstr(err, "around its default"));
+    json_decref(o);
+    lf_case_free(&c);
+    /* a PyTorch option's range too (TransformerEngine documents label_smoothing in [0, 1]) */
+    o = json_loads("{\"name\": \"te\", \"ranges\": {\"label_smoothing\": [0, 1]}}", 0, NULL);
+    assert_true(lf_kernel_claims_parse(o, &k, err, sizeof err));
+    lf_test_case(&c, "{\"loss\": \"cross_entropy\", \"label_smoothing\": -0.1,"
+                     " \"input\": {\"dtype\": \"float32\", \"shape\": [1, 2], \"values\": [1, 2]},"
+                     " \"target\": {\"dtype\": \"int64\", \"shape\": [1], \"values\": [0]}}");
+    assert_non_null(strstr(lf_kernel_claims_skip(&k, &c), "label_smoothing -0.1"));
+    lf_kernel_claims_fit(&k, &c);
+    assert_null(lf_kernel_claims_skip(&k, &c));
+    assert_true(c.label_smoothing == 0);
     json_decref(o);
     lf_case_free(&c);
 }

@@ -4,7 +4,7 @@ fma and reductions on values (not on their bit patterns), float32 ->
 bfloat16 rounded to nearest even (cast and store), a Python float argument a
 float32 scalar, libdevice's functions (tanh, exp, log1p, erf, pow...: softcap
 kernels call tanh) in the argument's dtype. Each check fails on Triton 3.6's
-interpreter unmended; the libdevice and bfloat16 fma checks on 3.9's too.
+interpreter unmended; the libdevice, bfloat16 fma and tl.dot checks on 3.9's too.
 usage: triton_interp_test.py ROOT (run by a python3 with torch and triton: ci/find-python.sh torch triton)"""
 import os
 import sys
@@ -69,6 +69,14 @@ def _fma(A, B, C, OUT):
     tl.store(OUT + i, tl.fma(tl.load(A + i), tl.load(B + i), tl.load(C + i)))
 
 
+@triton.jit
+def _dot(A, B, OUT):  # [16, 16] @ [16, 16] into float32, as a fused linear's logits tile
+    r = tl.arange(0, 16)
+    a = tl.load(A + r[:, None] * 16 + r[None, :])
+    b = tl.load(B + r[:, None] * 16 + r[None, :])
+    tl.store(OUT + r[:, None] * 16 + r[None, :], tl.dot(a, b))
+
+
 def check(what, got, want):
     if not torch.equal(got, want):
         failures.append("%s: %s, want %s" % (what, got.tolist(), want.tolist()))
@@ -106,6 +114,16 @@ fma_out = torch.empty(N, dtype=bf)
 c = torch.tensor([0.25, 1.0, 2.0, -3.0], dtype=bf)
 _fma[(1,)](a, b, c, fma_out)
 check("bfloat16 fma", fma_out, (a.double() * b.double() + c.double()).to(bf))
+
+g = torch.Generator().manual_seed(0)
+da, db = torch.randn(16, 16, generator=g).to(bf), torch.randn(16, 16, generator=g).to(bf)
+dot_out = torch.empty(16, 16)
+try:
+    _dot[(1,)](da, db, dot_out)
+    if not torch.allclose(dot_out, da.float() @ db.float(), rtol=1e-5, atol=1e-5):
+        failures.append("bfloat16 tl.dot: %s, want %s" % (dot_out[0, :3].tolist(), (da.float() @ db.float())[0, :3].tolist()))
+except Exception as e:  # noqa: BLE001
+    failures.append("bfloat16 tl.dot: %s: %s" % (type(e).__name__, str(e)[:200]))
 
 for dt in (torch.float32, bf, torch.float16):
     x = torch.tensor([-2.0, -0.5, 0.25, 3.0], dtype=dt)

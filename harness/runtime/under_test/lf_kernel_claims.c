@@ -181,6 +181,7 @@ static bool deviations_of(const json_t *o, lf_kernel_deviations *d, char *err, s
     if (!flag(o, "grad_in_place", &d->grad_in_place, err, errlen) ||
         !flag(o, "float32_result", &d->float32_result, err, errlen) ||
         !flag(o, "labels_unchecked", &d->labels_unchecked, err, errlen) ||
+        !flag(o, "targets_flattened", &d->targets_flattened, err, errlen) ||
         !count(o, "min_batch", &d->min_batch, err, errlen) || !count(o, "min_classes", &d->min_classes, err, errlen))
         return false;
     const json_t *accept = json_object_get(o, "accept"), *reason;

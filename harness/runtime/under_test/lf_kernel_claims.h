@@ -20,6 +20,7 @@ typedef struct {
     bool grad_in_place;             /* d input written into the input when it requires grad */
     bool float32_result;            /* a float32 result for bfloat16 or float16 input */
     bool labels_unchecked;          /* labels left unchecked: numbers for out-of-range labels */
+    bool targets_flattened;         /* class targets viewed as [-1]: checked by their element count alone */
     int n_accepted;                 /* signatures accepted with a reason ("accept": {"PREFIX": "REASON"}) */
     struct {
         char prefix[96], reason[160];

@@ -14,10 +14,6 @@ static bool fail(char *err, size_t errlen, const char *what)
 }
 
 /* The family's scalar option (lf_options.def) by its name: false for another name. */
-static bool family_scalar(const char *name, lf_option *o)
-{
-    return lf_option_parse(name, o) && lf_option_is_scalar(*o) && (LF_OPT_LLM >> *o & 1);
-}
 
 /* The case's options of the family that the kernel is not sent */
 static bool withheld(const lf_llm_claims *l, lf_option o) { return (LF_OPT_LLM & ~l->options) >> o & 1; }
@@ -78,8 +74,8 @@ bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t er
     return parse_ranges(json_object_get(o, "ranges"), l, err, errlen);
 }
 
-/* "ranges": {NAME: [LOW, HIGH]}, an option of the family's each, LOW <= its off value <= HIGH (a kernel takes
- * the option off) */
+/* "ranges": {NAME: [LOW, HIGH]}, a scalar option each - the family's or PyTorch's (TransformerEngine documents
+ * label_smoothing in [0, 1]) - with LOW <= its default <= HIGH (a kernel takes the option off) */
 static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size_t errlen)
 {
     const char *name;
@@ -88,16 +84,16 @@ static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size
     json_object_foreach((json_t *)ranges, name, v)
     {
         lf_option k;
-        bool known = family_scalar(name, &k);
+        bool known = lf_option_parse(name, &k) && lf_option_is_scalar(k);
         bool pair = json_is_array(v) && json_array_size(v) == 2 && json_is_number(json_array_get(v, 0)) &&
                     json_is_number(json_array_get(v, 1));
         double lo = pair ? json_number_value(json_array_get(v, 0)) : 0,
                hi = pair ? json_number_value(json_array_get(v, 1)) : 0;
         if (!known || !pair || !(lo <= lf_option_of(k)->default_value && lf_option_of(k)->default_value <= hi)) {
             snprintf(err, errlen,
-                     "kernel claims: \"ranges\" has \"%.40s\": an option of the family's (%s, ...) and [LOW, HIGH] "
-                     "around its off value",
-                     name, lf_option_of(LF_OPTION_LOGIT_SCALE)->name);
+                     "kernel claims: \"ranges\" has \"%.40s\": a scalar option (%s, %s, ...) and [LOW, HIGH] "
+                     "around its default",
+                     name, lf_option_of(LF_OPTION_LABEL_SMOOTHING)->name, lf_option_of(LF_OPTION_LOGIT_SCALE)->name);
             return false;
         }
         l->lo[k] = lo, l->hi[k] = hi;
