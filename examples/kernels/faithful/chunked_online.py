@@ -14,19 +14,21 @@ import torch
 ROWS, VOCAB = 3, 5  # chunk sizes: small, so that the fuzzer's rows span several
 
 
-def _lse(x):
-    """Each row's log-sum-exp, online over vocabulary chunks. A max of +-inf shifts by 0, so a row with
-    +inf gives inf and an all -inf row -inf (PyTorch's answers); NaN stays NaN."""
+def _log_softmax(x):
+    """Each row's log-probabilities, its log-sum-exp online over vocabulary chunks, taken as (x - m) - log(s):
+    m + log(s) rounded first loses the digits of a large logit. A row's max of -inf so far shifts by 0 (a
+    later chunk may still be finite); +inf or NaN anywhere gives NaN, as PyTorch's log_softmax does."""
     m = torch.full((x.shape[0],), float("-inf"), dtype=x.dtype)
     s = torch.zeros(x.shape[0], dtype=x.dtype)
     for k in range(0, x.shape[1], VOCAB):
         chunk = x[:, k:k + VOCAB]
         new = torch.maximum(m, chunk.amax(dim=1))
-        shift = torch.where(torch.isfinite(new), new, torch.zeros_like(new))
+        shift = torch.where(new == float("-inf"), torch.zeros_like(new), new)
         old = torch.where(torch.isinf(m) & (m < 0), torch.zeros_like(s), s * torch.exp(m - shift))
         s = old + torch.exp(chunk - shift[:, None]).sum(dim=1)
         m = new
-    return torch.log(s) + torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    m = torch.where(m == float("-inf"), torch.zeros_like(m), m)
+    return (x - m[:, None]) - torch.log(s)[:, None]
 
 
 class _ChunkedCE(torch.autograd.Function):
@@ -40,8 +42,7 @@ class _ChunkedCE(torch.autograd.Function):
             xs, ts = x[r:r + ROWS], target[r:r + ROWS]
             keep = ts != ignore_index
             safe = torch.where(keep, ts, torch.zeros_like(ts))
-            lse = _lse(xs)
-            lp = xs - lse[:, None]
+            lp = _log_softmax(xs)
             w_t = torch.where(keep, w[safe], torch.zeros((), dtype=x.dtype))
             nll = -(lp.gather(1, safe[:, None])[:, 0] * w_t)
             rows = (1 - eps) * nll
@@ -54,25 +55,28 @@ class _ChunkedCE(torch.autograd.Function):
             loss[r:r + ROWS] = torch.where(keep, rows, torch.zeros_like(rows))
             p = torch.exp(lp)
             grad[r:r + ROWS] = torch.where(keep[:, None], p * W.sum(dim=1, keepdim=True) - W, torch.zeros_like(W))
-        ctx.save_for_backward(grad)
-        ctx.divide = divide
+        ctx.save_for_backward(grad, target != ignore_index)
         return loss
 
     @staticmethod
     def backward(ctx, upstream):
-        (grad,) = ctx.saved_tensors
-        return grad * upstream[:, None], None, None, None, None, None
+        grad, keep = ctx.saved_tensors  # an ignored row's gradient is 0, whatever the upstream (a mean of 0 / 0)
+        return torch.where(keep[:, None], grad * upstream[:, None], torch.zeros_like(grad)), None, None, None, None, None
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
     if reduction not in ("none", "mean", "sum"):
         raise ValueError("%s is not a valid value for reduction" % reduction)
-    if input.dim() not in (1, 2) or target.dim() != input.dim() - 1 or target.dtype != torch.int64:
+    one_d = input.dim() == 1
+    one_label = one_d and target.numel() == 1 and target.dim() <= 1  # [C] takes a 0-D target or, unsmoothed, [1]
+    if input.dim() not in (1, 2) or target.dtype != torch.int64 or not (one_label or target.dim() == input.dim() - 1):
         raise RuntimeError("chunked_online: input [N, C] with int64 target [N], or [C] with a 0-D target")
     if label_smoothing > 1.0:
         raise RuntimeError("chunked_online: label_smoothing must be at most 1.0, got %s" % label_smoothing)
-    one_d = input.dim() == 1
-    x, t = (input[None], target[None]) if one_d else (input, target)
+    eps = float(label_smoothing) if label_smoothing > 0 else 0.0  # NaN or below 0: none, as PyTorch takes it
+    if one_d and target.dim() == 1 and eps > 0:
+        raise RuntimeError("chunked_online: label smoothing of [C] input takes a 0-D target")
+    x, t = (input[None], target.reshape(1)) if one_d else (input, target)
     N, C = x.shape
     if t.shape[0] != N:
         raise ValueError("chunked_online: %d targets for %d rows" % (t.shape[0], N))
@@ -90,7 +94,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     low = input.dtype in (torch.float16, torch.bfloat16)
     xf = x.float() if low else x
     wf = weight.float() if weight is not None and low else weight
-    rows = _ChunkedCE.apply(xf, t, wf, ignore_index, float(label_smoothing), reduction == "mean")
+    rows = _ChunkedCE.apply(xf, t, wf, ignore_index, eps, reduction == "mean")
     if reduction == "none":
         out = rows
     else:

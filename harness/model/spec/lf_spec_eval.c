@@ -109,6 +109,9 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
         t.smooth -= term;
         t.smooth_mag += fabs(lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
         if (isinf(lf_spec_weight(c, k)) && fabs(lp[k]) <= lp_extra * lf_dtype_eps(c->input.dtype)) t.undecided = true;
+        /* a finite logit whose x - max overflows the dtype, as for the label's above: float16 [65504, -65504]
+         * under smoothing, PyTorch's inf, a kernel in float32 6552 */
+        if (isinf(lp[k]) && isfinite(lf_load_f64(c->input.data, c->input.dtype, base + k * p->S))) t.undecided = true;
     }
     if (finite > lf_dtype_max(c->input.dtype)) t.undecided = true; /* inf, NaN or a number */
     /* the row's sum stored in the input dtype (float16's inf of log(4000) * 4000 classes) */

@@ -312,11 +312,12 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
              * everywhere when smoothing's masked 0 meets an infinite weight
              * (0 * inf), and NaN where p is NaN: there a fused kernel that
              * skips the ignored row writes 0 for the same loss, and neither
-             * answer is judged; so where the options made a logit inf (torch's
+             * answer is judged (issue 45: a faithful chunked kernel's 0 was a
+             * finding); so where the options made a logit inf (torch's
              * composition's NaN) */
             for (int64_t k = 0; p.log_softmax && k < p.C; k++)
                 if (p.label_smoothing > 0 && !isfinite(x.W_mag))
-                    put(g, base + k * p.S, NAN, 0);
+                    put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
                 else if (isnan(lp[k]) || row.made || row.undecided)
                     put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
             continue;
