@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "lf_layout.h"
+#include "lf_tensor_ops.h"
 #include "lf_test_util.h"
 
 static const char *const example =
@@ -159,12 +160,36 @@ static void strides_round_trip_and_lay_out(void **state)
     expect_error(LAID_OUT("\"offset\": -3", "[0, 1, 2, 3, 4, 5]"), "offset -3");
 }
 
+/* A reshape keeps a strided layout's kinds (lf_layout_refit): the cause of a bug of strided input is sought
+ * on rows that are strided the same way. */
+static void a_layout_survives_a_reshape(void **state)
+{
+    (void)state;
+    lf_case c;
+    char name[48];
+    lf_test_case(&c, LAID_OUT("\"strides\": [1, 4], \"offset\": 2", "[0, 1, 2, 3, 4, 5]"));
+    lf_layout_kinds_name(lf_layout_kinds_of(&c.input), name, sizeof name);
+    assert_string_equal(name, "transposed+gaps+offset");
+    lf_tensor flat;
+    assert_true(lf_tensor_flat(&c.input, &flat));
+    lf_layout_refit(&flat, &c.input);
+    lf_layout_kinds k = lf_layout_kinds_of(&flat);
+    assert_true(flat.strided && k.gaps && k.offset && !k.permuted); /* 1-D: no order to keep */
+    lf_tensor_free(&flat);
+    lf_case_free(&c);
+    lf_test_case(&c, LAID_OUT("\"strides\": [0, 1]", "{\"init\": \"randn\", \"seed\": 2}"));
+    lf_layout_kinds_name(lf_layout_kinds_of(&c.input), name, sizeof name);
+    assert_string_equal(name, "expanded");
+    lf_case_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_round_trips_to_the_same_text), cmocka_unit_test(explicit_values_round_trip_exactly),
         cmocka_unit_test(bad_files_get_clear_errors),           cmocka_unit_test(defaults_are_pytorchs),
         cmocka_unit_test(generators_are_deterministic),         cmocka_unit_test(strides_round_trip_and_lay_out),
+        cmocka_unit_test(a_layout_survives_a_reshape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

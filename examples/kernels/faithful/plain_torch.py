@@ -46,7 +46,8 @@ def _check(input, target, weight, reduction, label_smoothing):
     # every check, even on an empty batch, as CPU PyTorch does (CUDA returns first: a listed difference)
     if weight is not None and label_smoothing > 0 and (weight.dim() == 0 or weight.shape[0] != weight.numel()):
         raise RuntimeError("plain_torch: label smoothing views the weight along its first dim")
-    if weight is not None and weight.dtype != input.dtype:
+    # (class targets only: the probabilities' product promotes a weight of any dtype, as PyTorch's does)
+    if weight is not None and weight.dtype != input.dtype and not target.is_floating_point():
         raise RuntimeError("plain_torch: expected scalar type %s but found %s" % (input.dtype, weight.dtype))
     if target.shape == input.shape and not target.is_floating_point():  # a target shaped as the input: probabilities
         raise RuntimeError("plain_torch: class probabilities must be floating point, got %s" % target.dtype)
@@ -72,6 +73,8 @@ def _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothi
         x = torch.as_strided(x, x.shape, _dense_strides(x.shape), x.storage_offset())
     C, eps = x.shape[1], float(label_smoothing)
     w = weight.reshape(C) if weight is not None else torch.ones(C, dtype=x.dtype)
+    if target.is_floating_point() and not w.is_floating_point():  # PyTorch's product promotes it
+        w = w.to(torch.promote_types(x.dtype, w.dtype))
     w_at = w.reshape([1, C] + [1] * (x.dim() - 2))
     lp = torch.log_softmax(x, dim=1)
     if target.is_floating_point():  # probabilities: one per class

@@ -170,21 +170,41 @@ void lf_layout_follow(lf_tensor *out, const lf_tensor *from)
         lf_layout_settle(out);
 }
 
+lf_layout_kinds lf_layout_kinds_of(const lf_tensor *t)
+{
+    lf_layout_kinds k = {false, false, false, t->strided && t->offset > 0};
+    int64_t dense = 1;
+    if (!t->strided) return k;
+    for (int d = 0; d < t->ndim; d++) {
+        k.expanded |= t->strides[d] == 0 && t->shape[d] > 1;
+        if (t->strides[d] || t->shape[d] <= 1) dense *= t->shape[d] > 1 ? t->shape[d] : 1;
+        for (int e = d + 1; e < t->ndim; e++)
+            k.permuted |= t->shape[d] > 1 && t->shape[e] > 1 && t->strides[d] && t->strides[d] < t->strides[e];
+    }
+    k.gaps = lf_layout_extent(t) - t->offset > dense;
+    return k;
+}
+
+void lf_layout_kinds_name(lf_layout_kinds k, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s%s", k.permuted ? "+transposed" : "", k.expanded ? "+expanded" : "",
+             k.gaps ? "+gaps" : "", k.offset ? "+offset" : "");
+    if (out[0] == '+') memmove(out, out + 1, strlen(out));
+}
+
 void lf_layout_refit(lf_tensor *out, const lf_tensor *from)
 {
+    lf_layout_apply(out, lf_layout_kinds_of(from), from->offset);
+}
+
+void lf_layout_apply(lf_tensor *out, lf_layout_kinds kinds, int64_t offset)
+{
     int n = out->ndim;
-    int64_t strides[LF_MAX_DIMS], s = 1, dense = 1;
+    int64_t strides[LF_MAX_DIMS], s = 1;
     char err[160];
     out->strided = false;
-    if (!from->strided || n == 0) return;
-    bool expanded = false, permuted = false;
-    for (int d = 0; d < from->ndim; d++) {
-        expanded |= from->strides[d] == 0 && from->shape[d] > 1;
-        if (from->strides[d] || from->shape[d] <= 1) dense *= from->shape[d] > 1 ? from->shape[d] : 1;
-        for (int e = d + 1; e < from->ndim; e++)
-            permuted |= from->shape[d] > 1 && from->shape[e] > 1 && from->strides[d] < from->strides[e];
-    }
-    bool gaps = lf_layout_extent(from) - from->offset > dense;
+    if (n == 0 || !(kinds.permuted || kinds.expanded || kinds.gaps || kinds.offset)) return;
+    bool expanded = kinds.expanded, permuted = kinds.permuted, gaps = kinds.gaps;
     int wide = 0; /* the dim expanded: the first of more than one element */
     while (wide < n - 1 && out->shape[wide] <= 1) wide++;
     for (int k = n - 1; k >= 0; k--) { /* innermost first */
@@ -197,7 +217,8 @@ void lf_layout_refit(lf_tensor *out, const lf_tensor *from)
         strides[d] = s * step;
         s *= (out->shape[d] > 1 ? out->shape[d] : 1) * step;
     }
-    if (lf_layout_set(out, strides, from->offset, err, sizeof err)) lf_layout_settle(out);
+    if (lf_layout_set(out, strides, kinds.offset ? (offset > 0 ? offset : 1) : 0, err, sizeof err))
+        lf_layout_settle(out);
 }
 
 void lf_poison_fill(void *dst, size_t bytes, lf_dtype t)

@@ -44,6 +44,16 @@ void *lf_layout_storage(const lf_tensor *t, size_t *bytes);
  * still 0, the same offset - packed densely. */
 void lf_layout_follow(lf_tensor *out, const lf_tensor *from);
 
+/* The kinds of layout a strided tensor has: dims out of row-major order, a
+ * dim of stride 0, gaps in its storage, an offset (a kernel may mishandle
+ * one and not another: each is a mechanism of its own). */
+typedef struct {
+    bool permuted, expanded, gaps, offset;
+} lf_layout_kinds;
+lf_layout_kinds lf_layout_kinds_of(const lf_tensor *t);
+/* "transposed+expanded", "gaps", ... ("" for a contiguous tensor). */
+void lf_layout_kinds_name(lf_layout_kinds k, char *out, size_t len);
+
 /* After a reshape made `out` (another rank: spatial rows, a 1-D row given a
  * batch) from `from`: out gets the same kinds of layout - its dims reversed
  * where from's are out of row-major order, a dim of stride 0 where from has
@@ -51,6 +61,8 @@ void lf_layout_follow(lf_tensor *out, const lf_tensor *from);
  * strided tensor stays strided the same way. The values are settled (an
  * expanded tensor repeats its first slice). */
 void lf_layout_refit(lf_tensor *out, const lf_tensor *from);
+/* The same from kinds alone (offset: the offset's elements, where kinds.offset; at least 1). */
+void lf_layout_apply(lf_tensor *out, lf_layout_kinds kinds, int64_t offset);
 
 /* Fills bytes with a dtype's poison: quiet NaNs with payload 0xCA4A..., or
  * bytes 0xFE for integer types (lf_canary.c's guards hold the same). */

@@ -231,6 +231,25 @@ static void need(lf_cause *out, const char *name, const char *words)
     snprintf(out->words + w, sizeof out->words - w, "%s%s", w ? "; " : "", words);
 }
 
+/* A needed strided layout of several kinds (transposed with gaps): the first kind that shows the finding alone
+ * is the one needed, and the case keeps it alone; else all of them are. */
+static lf_layout_kinds needed_layout(ctx *x, int k)
+{
+    lf_layout_kinds all = lf_layout_kinds_of(lf_case_tensor(&x->cur, k));
+    lf_layout_kinds one[4] = {{.permuted = true}, {.expanded = true}, {.gaps = true}, {.offset = true}};
+    bool has[4] = {all.permuted, all.expanded, all.gaps, all.offset};
+    if (has[0] + has[1] + has[2] + has[3] < 2) return all;
+    for (int i = 0; i < 4; i++) {
+        lf_case cand;
+        if (!has[i] || !lf_case_copy(&x->cur, &cand)) continue;
+        lf_layout_apply(lf_case_tensor(&cand, k), one[i], lf_case_tensor(&x->cur, k)->offset);
+        const void *before = lf_case_tensor(&x->cur, k)->data;
+        needed(x, &cand);
+        if (lf_case_tensor(&x->cur, k)->data != before) return one[i]; /* it stayed: the case has this kind alone */
+    }
+    return all;
+}
+
 /* The case's floats (input, weights, a fused linear's, probabilities) in dtype. */
 static bool cast_floats(const lf_case *c, lf_dtype dtype, lf_case *out)
 {
@@ -327,13 +346,21 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
             continue;
         }
         if (!needed(&x, &cand)) continue;
-        char words[160];
-        snprintf(words, sizeof words, "%s%s", traits[i].words,
+        char words[160], name[64], kind[48] = "";
+        /* a strided tensor names its layout's kinds: a kernel that mishandles a transposed input and one that
+         * mishandles an expanded one are two bugs (Liger-Kernel's column-major gradient; a stride-0 read) */
+        const lf_tensor *laid = traits[i].has == has_strided_input    ? &x.cur.input
+                                : traits[i].has == has_strided_target ? &x.cur.target
+                                                                      : NULL;
+        if (laid)
+            lf_layout_kinds_name(needed_layout(&x, laid == &x.cur.input ? LF_T_INPUT : LF_T_TARGET), kind, sizeof kind);
+        snprintf(name, sizeof name, "%s%s%s", traits[i].name, kind[0] ? "=" : "", kind);
+        snprintf(words, sizeof words, "%s%s%s%s%s", traits[i].words, kind[0] ? " (" : "", kind, kind[0] ? ")" : "",
                  traits[i].has != has_row_weights ? ""
                  : !x.cur.weight.present          ? " (here: an ignored label)"
                  : lf_case_any_ignored(&x.cur)    ? " (here: a class weight and an ignored label)"
                                                   : " (here: a class weight)");
-        need(out, traits[i].name, words);
+        need(out, name, words);
     }
     llm_cause(&x);
     dtype_cause(&x);
