@@ -101,7 +101,16 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         out = rows.sum()
         if reduction == "mean":
             w = wf if wf is not None else torch.ones(C, dtype=xf.dtype)
-            out = out / torch.where(keep, w[torch.where(keep, t, torch.zeros_like(t))], torch.zeros((), dtype=xf.dtype)).sum()
+            safe = torch.where(keep, t, torch.zeros_like(t))
+            total = torch.where(keep, w[safe], torch.zeros((), dtype=xf.dtype)).sum()
+            summed, out = out, out / total
+            if total == 0 and eps > 0:  # PyTorch divides its nll and smoothing sums apart: 0 / 0 is NaN there
+                with torch.no_grad():
+                    nll = -torch.where(keep, _log_softmax(xf).gather(1, safe[:, None])[:, 0] * w[safe],
+                                       torch.zeros((), dtype=xf.dtype)).sum()
+                    smooth = (summed - (1 - eps) * nll) * (C / eps)
+                    value = (1 - eps) * (nll / total) + eps / C * (smooth / total)
+                out = out + (value - out).detach()
     out = out.to(input.dtype)
     return out[0] if one_d and reduction == "none" else out
 
