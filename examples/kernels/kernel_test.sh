@@ -203,8 +203,13 @@ if [ "${KERNEL_TEST_PYTHON:-full}" = full ]; then
     rm -rf "$fz" && fz=$(mktemp -d)
     expect 1 "findings: 3 (" "$lossfuzz" fuzz --seconds 15 --kernel py:examples/kernels/faithful/plain_torch.py:three_bugs \
         --out "$fz"
-    if why=$(python3 ci/report-has.py "$fz/report.json" 3 'strided' 'smoothing' 'ignored'); then ok; else
-        fail "the plain-torch three-bug campaign: $why"; fi
+    # (each entry's cause names its bug: the variants of one may carry another's traits)
+    causes=$(python3 -c 'import json, sys; print(" | ".join(sorted(e["cause"] for e in json.load(open(sys.argv[1]))["findings"])))' \
+        "$fz/report.json")
+    case "$causes" in
+    *"a strided input"*"|"*"label smoothing"*"|"*"rows weighted unevenly (here: an ignored label); reduction mean") ok ;;
+    *) fail "the plain-torch three-bug campaign's causes: $causes" ;;
+    esac
     # A kernel that rejects in its own words where CPU PyTorch rejects (a listed difference): excused, and named
     expect 0 "known          CUDA's nll_loss2d returns" "$lossfuzz" check \
         --kernel py:examples/kernels/faithful/plain_torch.py:cross_entropy examples/kernels/faithful/cases/empty_spatial_weight_f64.json

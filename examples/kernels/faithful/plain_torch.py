@@ -107,7 +107,8 @@ def _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothi
     picked = lp.gather(1, safe.unsqueeze(1)).squeeze(1) if C else torch.zeros(t.shape, dtype=x.dtype)
     counted = torch.where(keep, w[safe], zero) if C else torch.zeros(t.shape, dtype=x.dtype)
     nll = torch.where(keep, -(picked * counted), zero)  # an ignored row is 0 (its gradient too) whatever its terms
-    divisor = float(t.numel()) if "mean_counts_ignored" in bugs else counted.sum(dtype=_acc(counted))  # bug 3
+    every_row = w[safe] if C else counted  # bug 3: the ignored rows' weights counted too
+    divisor = (every_row if "mean_counts_ignored" in bugs else counted).sum(dtype=_acc(counted))
     loss = _reduce(nll, divisor, reduction, x.dtype)
     if eps > 0:
         smooth = -((lp * w_at) if "smoothing_unweighted" not in bugs else lp).sum(1)  # bug 2

@@ -7,7 +7,7 @@ code computes, rank * V / W (`vocab_range_from_per_partition_vocab_size`):
 V a multiple of W, no empty shard. Megatron's tensor-parallel group is read
 from its parallel_state; the adapter hands it the group lossfuzz gives.
 
-    pip install torch==2.15.0 && pip install --no-deps megatron-core==0.16.1
+    sh examples/kernels/released/install_released.sh   (or pip install --no-deps megatron-core==0.16.1)
     lossfuzz fuzz --target fuzz_llm --world-size 2 --seconds 120 \\
         --kernel py:examples/kernels/released/megatron_vocab_parallel_ce.py:cross_entropy
 
@@ -16,8 +16,16 @@ smoothing is NeMo's, eps * K / (K - 1) over the local shard, not PyTorch's
 (docs/llm-cross-entropy.md, "Where public kernels disagree" 2); it has no
 ignore_index (Megatron masks tokens with its loss_mask); its loss is float32
 for any logits."""
-import megatron.core.tensor_parallel.cross_entropy as megatron_ce
-import torch.distributed as dist
+import os
+import sys
+
+# megatron-core installed, or put into .released/ by install_released.sh
+_RELEASED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
+                         "megatron_core-0.16.1")
+if os.path.isdir(_RELEASED):
+    sys.path.insert(0, os.path.normpath(_RELEASED))
+import megatron.core.tensor_parallel.cross_entropy as megatron_ce  # noqa: E402
+import torch.distributed as dist  # noqa: E402
 
 
 def cross_entropy(input, target, reduction="none", label_smoothing=0.0, group=None):

@@ -37,9 +37,8 @@ static bool no_strided_target(lf_case *x)
 /* PyTorch's mean divides by the rows' weights, and an ignored label is a row of weight 0:
  * a class weight and an ignored label are one trait, rows weighted unevenly. */
 static bool has_row_weights(const lf_case *c) { return c->weight.present || lf_case_any_ignored(c); }
-static bool no_row_weights(lf_case *x)
+static bool no_ignored(lf_case *x)
 {
-    lf_tensor_free(&x->weight);
     int64_t C = lf_case_classes(x), free_label = x->ignore_index == 0 ? 1 : 0;
     if (!lf_case_any_ignored(x)) return true;
     if (x->ignore_index >= 0 && x->ignore_index < C) { /* a class: its rows count once ignore_index moves */
@@ -54,6 +53,11 @@ static bool no_row_weights(lf_case *x)
     x->target.generated = false;
     lf_layout_settle(&x->target);
     return true;
+}
+static bool no_row_weights(lf_case *x)
+{
+    lf_tensor_free(&x->weight);
+    return no_ignored(x);
 }
 
 static bool has_pos_weight(const lf_case *c) { return c->pos_weight.present; }
@@ -250,6 +254,28 @@ static lf_layout_kinds needed_layout(ctx *x, int k)
     return all;
 }
 
+/* Needed uneven row weights of both kinds (a class weight and an ignored label): the kind that shows the
+ * finding alone is the one needed, and the case keeps it alone - Liger-Kernel's NaN class weight and its
+ * all-ignored mean are two bugs; else both are. "weight", "ignored" or "weight+ignored". */
+static const char *needed_row_weights(ctx *x)
+{
+    bool weight = x->cur.weight.present, ignored = lf_case_any_ignored(&x->cur);
+    if (!weight || !ignored) return weight ? "weight" : "ignored";
+    lf_case cand;
+    const void *before = x->cur.target.data;
+    if (lf_case_copy(&x->cur, &cand) && no_ignored(&cand)) { /* the class weight alone */
+        needed(x, &cand);
+        if (x->cur.target.data != before) return "weight";
+    }
+    const void *had = x->cur.weight.data;
+    if (lf_case_copy(&x->cur, &cand)) { /* the ignored labels alone */
+        lf_tensor_free(&cand.weight);
+        needed(x, &cand);
+        if (x->cur.weight.data != had) return "ignored";
+    }
+    return "weight+ignored";
+}
+
 /* The case's floats (input, weights, a fused linear's, probabilities) in dtype. */
 static bool cast_floats(const lf_case *c, lf_dtype dtype, lf_case *out)
 {
@@ -347,15 +373,19 @@ void lf_cause_of(const lf_case *c, const lf_backend *be, const char *signature, 
         }
         if (!needed(&x, &cand)) continue;
         char words[160], name[64], kind[48] = "";
-        /* a strided tensor names its layout's kinds: a kernel that mishandles a transposed input and one that
-         * mishandles an expanded one are two bugs (Liger-Kernel's column-major gradient; a stride-0 read) */
+        /* a strided tensor's words name the kind of layout its case keeps (the first that shows the finding
+         * alone); its key does not: a kernel that reads a strided input as contiguous is one bug whatever the
+         * layout (transposed, expanded, with gaps), met as wrong numbers on one and an error on another */
         const lf_tensor *laid = traits[i].has == has_strided_input    ? &x.cur.input
                                 : traits[i].has == has_strided_target ? &x.cur.target
                                                                       : NULL;
         if (laid)
             lf_layout_kinds_name(needed_layout(&x, laid == &x.cur.input ? LF_T_INPUT : LF_T_TARGET), kind, sizeof kind);
-        snprintf(name, sizeof name, "%s%s%s", traits[i].name, kind[0] ? "=" : "", kind);
-        snprintf(words, sizeof words, "%s%s%s%s%s", traits[i].words, kind[0] ? " (" : "", kind, kind[0] ? ")" : "",
+        bool weights = traits[i].has == has_row_weights; /* its kind in its key, its words say it: "(here: ...)" */
+        if (weights) snprintf(kind, sizeof kind, "%s", needed_row_weights(&x));
+        snprintf(name, sizeof name, "%s%s%s", traits[i].name, weights && kind[0] ? "=" : "", weights ? kind : "");
+        snprintf(words, sizeof words, "%s%s%s%s%s", traits[i].words, kind[0] && !weights ? " (" : "",
+                 weights ? "" : kind, kind[0] && !weights ? ")" : "",
                  traits[i].has != has_row_weights ? ""
                  : !x.cur.weight.present          ? " (here: an ignored label)"
                  : lf_case_any_ignored(&x.cur)    ? " (here: a class weight and an ignored label)"
