@@ -50,9 +50,11 @@ static const char *deviation(const lf_kernel_deviations *d, const lf_case *c, co
     }
     if (d->labels_unchecked && !strncmp(signature, "kernel-silent/label_", 20))
         return "labels_unchecked: the kernel leaves labels unchecked and returns numbers for bad ones";
-    /* the target's shape refused by PyTorch, but one label per row all the same (HF's and torchtune's view(-1)) */
-    bool shape_refused =
-        !strcmp(signature, "kernel-silent/target_shape") || !strcmp(signature, "kernel-silent/batch_size_mismatch");
+    /* the target's shape refused by PyTorch, but one label per row all the same (HF's and torchtune's view(-1));
+     * an integer target of the input's rank too, which PyTorch takes for probabilities of the wrong dtype */
+    bool shape_refused = !strcmp(signature, "kernel-silent/target_shape") ||
+                         !strcmp(signature, "kernel-silent/batch_size_mismatch") ||
+                         !strcmp(signature, "kernel-silent/prob_target_dtype");
     if (d->targets_flattened && shape_refused && !lf_dtype_is_float(c->target.dtype) && classes > 0 &&
         c->target.numel * classes == c->input.numel)
         return "targets_flattened: the kernel views its targets as [-1], checked by their element count alone";
