@@ -237,15 +237,18 @@ static bool unmask_reductions(lf_campaign_entries *x)
     return true;
 }
 
-/* Whether every trait of a (';'-separated) is one of b's. */
-static bool traits_within(const char *a, const char *b)
+/* Whether every trait of a (';'-separated) is one of b's by its name (before any '=': "row-weights=weight" is
+ * "row-weights"); *conflict where one of them is b's of another kind ("row-weights=ignored"). */
+static bool traits_within(const char *a, const char *b, bool *conflict)
 {
+    *conflict = false;
     for (const char *t = a; *t;) {
-        size_t n = strcspn(t, ";");
+        size_t n = strcspn(t, ";"), name = strcspn(t, ";=");
         bool found = false;
         for (const char *u = b; *u && !found;) {
             size_t m = strcspn(u, ";");
-            found = m == n && !strncmp(t, u, n);
+            found = strcspn(u, ";=") == name && !strncmp(t, u, name);
+            *conflict |= found && (m != n || strncmp(t, u, n));
             u += m + (u[m] == ';');
         }
         if (!found) return false;
@@ -274,7 +277,9 @@ static void mechanism(const lf_campaign_variant *v, char *out, size_t len)
  * Where it needs a trait, every harm it shows is one cause - the group is its loss, mechanism and needs, not
  * its harm - and a cause whose needs hold another's of the same loss and mechanism is a variant of it: it folds
  * into the smallest such (a strided input's bug, met on a spatial case too and as a false alarm, is one
- * entry). With no needed trait, harms stay apart. */
+ * entry). A trait's kind (rows weighted by a class weight, or by an ignored label) tells causes apart only
+ * where their needs differ otherwise: a mean over the wrong total shows with either, one bug; Liger-Kernel's
+ * NaN class weight and its all-ignored mean are two. With no needed trait, harms stay apart. */
 static bool nest_causes(lf_campaign_entries *x)
 {
     int *root = malloc(sizeof(int) * (size_t)(x->n_v ? x->n_v : 1));
@@ -290,7 +295,10 @@ static bool nest_causes(lf_campaign_entries *x)
         for (int j = 0; x->v[i].needs[0] && j < x->n_v; j++) {
             const lf_campaign_variant *a = &x->v[j];
             char mi[96], mj[96];
-            if (!a->needs[0] || a->loss != x->v[i].loss || !traits_within(a->needs, x->v[i].needs)) continue;
+            bool conflict, same_names;
+            if (!a->needs[0] || a->loss != x->v[i].loss || !traits_within(a->needs, x->v[i].needs, &conflict)) continue;
+            same_names = trait_count(a->needs) == trait_count(x->v[i].needs);
+            if (conflict && !same_names) continue;
             mechanism(&x->v[i], mi, sizeof mi);
             mechanism(a, mj, sizeof mj);
             if (strcmp(mi, mj)) continue;
