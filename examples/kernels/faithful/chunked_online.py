@@ -33,7 +33,7 @@ def _log_softmax(x):
 
 class _ChunkedCE(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, target, weight, ignore_index, eps, divide):
+    def forward(ctx, x, target, weight, ignore_index, eps):
         """Per-row losses of x [N, C] (float32 or float64), with their gradient for an upstream of 1."""
         N, C = x.shape
         loss, grad = torch.zeros(N, dtype=x.dtype), torch.zeros_like(x)
@@ -61,7 +61,7 @@ class _ChunkedCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, upstream):
         grad, keep = ctx.saved_tensors  # an ignored row's gradient is 0, whatever the upstream (a mean of 0 / 0)
-        return torch.where(keep[:, None], grad * upstream[:, None], torch.zeros_like(grad)), None, None, None, None, None
+        return torch.where(keep[:, None], grad * upstream[:, None], torch.zeros_like(grad)), None, None, None, None
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
@@ -94,7 +94,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     low = input.dtype in (torch.float16, torch.bfloat16)
     xf = x.float() if low else x
     wf = weight.float() if weight is not None and low else weight
-    rows = _ChunkedCE.apply(xf, t, wf, ignore_index, eps, reduction == "mean")
+    rows = _ChunkedCE.apply(xf, t, wf, ignore_index, eps)
     if reduction == "none":
         out = rows
     else:

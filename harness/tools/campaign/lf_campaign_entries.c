@@ -291,21 +291,22 @@ static bool nest_causes(lf_campaign_entries *x)
         v->needs[0] = 0;
         if (key && key[1]) snprintf(v->needs, sizeof v->needs, "%s", key + 1);
     }
-    for (int i = 0; i < x->n_v; i++) /* the fewest needs within i's (i's own among them), first found first */
+    for (int i = 0; i < x->n_v; i++) { /* the fewest needs within i's (i's own among them), first found first */
+        char mi[96], mj[96];
+        mechanism(&x->v[i], mi, sizeof mi);
         for (int j = 0; x->v[i].needs[0] && j < x->n_v; j++) {
             const lf_campaign_variant *a = &x->v[j];
-            char mi[96], mj[96];
             bool conflict, same_names;
             if (!a->needs[0] || a->loss != x->v[i].loss || !traits_within(a->needs, x->v[i].needs, &conflict)) continue;
             same_names = trait_count(a->needs) == trait_count(x->v[i].needs);
             if (conflict && !same_names) continue;
-            mechanism(&x->v[i], mi, sizeof mi);
             mechanism(a, mj, sizeof mj);
             if (strcmp(mi, mj)) continue;
             const lf_campaign_variant *best = root[i] >= 0 ? &x->v[root[i]] : NULL;
             int na = trait_count(a->needs), nb = best ? trait_count(best->needs) : 0;
             if (!best || na < nb || (na == nb && a->e->first_s < best->e->first_s)) root[i] = j;
         }
+    }
     for (int i = 0; i < x->n_v; i++) {
         lf_campaign_variant *v = &x->v[i];
         if (root[i] < 0) continue;

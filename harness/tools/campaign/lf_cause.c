@@ -12,11 +12,6 @@
 #include "lf_minimize.h"
 #include "lf_tensor_ops.h"
 
-static bool is_class_target(const lf_case *c)
-{
-    return lf_loss_has_classes(c->loss) && !lf_dtype_is_float(c->target.dtype);
-}
-
 static bool fused(const lf_case *c) { return lf_loss_of(c->loss)->fused_linear; }
 
 /* ---- the traits: whether the case has it, and the case without it (cand: a copy of c) */
@@ -100,13 +95,11 @@ static bool as_rows(lf_case *x, int k, int class_dim)
     return true;
 }
 
-static bool prob_target(const lf_case *c) { return !is_class_target(c) && c->target.ndim == c->input.ndim; }
-
 /* The input's class dim `dim` moved into rows, a probability target's with it (decided before the input
  * changes), class labels and the loss mask flattened. A loss without classes (BCE) has no layout to move. */
 static bool classes_as_rows(lf_case *x, int dim)
 {
-    bool prob = prob_target(x);
+    bool prob = lf_case_prob_shaped(x);
     int tdim = dim == 0 ? 0 : dim == x->input.ndim - 1 ? x->target.ndim - 1 : dim;
     return as_rows(x, LF_T_INPUT, dim) && as_rows(x, LF_T_TARGET, prob ? tdim : -1) && as_rows(x, LF_T_LOSS_MASK, -1);
 }

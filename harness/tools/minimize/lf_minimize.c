@@ -108,8 +108,7 @@ static bool refill(lf_tensor *t, int class_dim, double value)
     return true;
 }
 
-/* Probabilities shaped as the input (or BCE's): their class dim is the input's. */
-static bool prob_shaped(const lf_case *c)
+bool lf_case_prob_shaped(const lf_case *c)
 {
     bool classes = lf_loss_has_classes(c->loss) && !lf_dtype_is_float(c->target.dtype);
     return !classes && c->target.ndim == c->input.ndim;
@@ -120,7 +119,8 @@ bool lf_case_fill_empty(lf_case *x)
     if (lf_loss_of(x->loss)->fused_linear) return false; /* its hidden size and vocabulary move together: not tried */
     int cd = lf_case_class_dim(x);
     bool classes_were_0 = x->input.ndim > cd && x->input.shape[cd] == 0;
-    if (!refill(&x->input, cd, -1) || !refill(&x->target, prob_shaped(x) ? cd : -1, prob_shaped(x) ? 0.5 : 0) ||
+    if (!refill(&x->input, cd, -1) ||
+        !refill(&x->target, lf_case_prob_shaped(x) ? cd : -1, lf_case_prob_shaped(x) ? 0.5 : 0) ||
         !refill(&x->loss_mask, -1, 1))
         return false;
     if (classes_were_0) { /* the class weights follow the classes */

@@ -46,6 +46,8 @@ typedef struct {
 /* The case with an input (and target, mask) without elements given a row: 1 in each empty dim, 2 classes,
  * labels 0, logits apart; the class weights go with no classes. false where it cannot (a fused linear). */
 bool lf_case_fill_empty(lf_case *x);
+/* Whether the target is probabilities shaped as the input (or BCE's): their class dim is the input's. */
+bool lf_case_prob_shaped(const lf_case *c);
 
 /* Minimizes *c in place (opts may be NULL); returns false only when out of
  * memory. A candidate is kept when it has the same signature and the same
