@@ -39,8 +39,10 @@ def _check(input, target, weight, reduction, label_smoothing):
     if label_smoothing > 1.0:  # (a negative one is taken as it is, as PyTorch takes it)
         raise RuntimeError("plain_torch: label_smoothing must be at most 1.0, got %s" % label_smoothing)
     classes = input.shape[0 if input.dim() == 1 else 1]
-    # nll_loss2d (3-D input reshaped) checks a non-empty batch's weight by its size only; nll_loss its rank too
+    # nll_loss2d (3-D input reshaped) checks a non-empty batch's weight by its size only; nll_loss and
+    # the probability path (a target shaped as the input) its rank too
     spatial_2d = input.dim() == 4 or (input.dim() >= 3 and input.numel() > 0)  # (4-D is nll_loss2d's without reshape)
+    spatial_2d = spatial_2d and target.shape != input.shape
     if weight is not None and (weight.numel() != classes or (weight.dim() != 1 and not spatial_2d)):
         raise RuntimeError("plain_torch: a weight of %d classes, got shape %s" % (classes, tuple(weight.shape)))
     # every check, even on an empty batch, as CPU PyTorch does (CUDA returns first: a listed difference)
