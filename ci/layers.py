@@ -1,43 +1,101 @@
 #!/usr/bin/env python3
-"""ci/layers.py [SRC]: the harness's floors (docs/architecture.md) hold - no
-file includes a header of a later floor, and no two folders include each
-other. Prints each violation; exit 1 if any. docs_test runs it."""
+"""ci/layers.py [SRC]: the floors (docs/architecture.md) hold - no C file
+(kernels/, include/, harness/, fuzzers/) includes a header of a later floor,
+no Python module of python/ imports one of a later floor, and no two folders
+or modules include each other. Prints each violation; exit 1 if any.
+docs_test runs it."""
 import collections
 import os
 import re
 import sys
 
-# The floors, first to last; folders on one line are side by side.
-FLOORS = ["base", "model/case", "model/bytes model/spec", "io/dump", "io/load", "runtime/backend",
-          "runtime/guard runtime/under_test", "runtime/workers runtime/api", "oracle", "tools/minimize",
-          "tools/campaign", "tools/cli tools/bench"]
+# The C floors, first to last; folders on one line are side by side. kernels/
+# and fuzzers/ are one floor each, their subfolders with them.
+FLOORS = ["kernels", "include", "harness/base", "harness/model/case", "harness/model/bytes harness/model/spec",
+          "harness/io/dump", "harness/io/load", "harness/runtime/backend",
+          "harness/runtime/guard harness/runtime/under_test", "harness/runtime/workers harness/runtime/api",
+          "harness/oracle", "harness/tools/minimize", "harness/tools/campaign", "harness/tools/cli harness/tools/bench",
+          "fuzzers"]
+WHOLE = ("kernels", "include", "fuzzers")  # a floor with its subfolders
+C_FILES = (".c", ".h", ".def", ".inc", ".cu")
+
+# The Python floors of python/: the PyTorch worker's modules, then the package.
+PY_FLOORS = ["lossfuzz_triton_compat lossfuzz_torch lossfuzz_llm", "lossfuzz_kernel", "lossfuzz_ranks",
+             "lossfuzz_worker", "lossfuzz"]
+
+
+def unit_of(rel):
+    """The floor's folder a C file's folder belongs to, or None for tests."""
+    parts = rel.split("/")
+    if "tests" in parts:
+        return None
+    return parts[0] if parts[0] in WHOLE else rel
+
+
+def check(edges, rank, what):
+    """edges: (from unit, file, included name, to unit); the violations."""
+    bad, pairs = [], set()
+    for frm, path, name, to in edges:
+        if to == frm:
+            continue
+        pairs.add((frm, to))
+        if rank[to] > rank[frm]:
+            bad.append("%s %s %s of a later floor (%s)" % (path, what, name, to))
+    bad += ["%s and %s include each other" % p for p in sorted(pairs) if p[0] < p[1] and p[::-1] in pairs]
+    return bad
+
+
+def c_floors(src):
+    rank = {folder: i for i, line in enumerate(FLOORS) for folder in line.split()}
+    where, bad = {}, []
+    for top in ("kernels", "include", "harness", "fuzzers"):
+        for d, _, files in os.walk(os.path.join(src, top)):
+            rel = os.path.relpath(d, src)
+            unit = unit_of(rel)
+            if unit is None or not any(f.endswith(C_FILES) for f in files):
+                continue
+            if unit not in rank:
+                bad.append("%s is on no floor (ci/layers.py's FLOORS, docs/architecture.md)" % rel)
+                continue
+            for f in files:
+                if f.endswith(C_FILES):
+                    where.setdefault(f, (unit, os.path.join(rel, f)))
+    edges = []
+    for f, (unit, path) in where.items():
+        with open(os.path.join(src, path), errors="replace") as fh:
+            for inc in re.findall(r'#include "([^"]+)"', fh.read()):
+                to = where.get(os.path.basename(inc))
+                if to:
+                    edges.append((unit, path, inc, to[0]))
+    return bad + check(edges, rank, "includes")
+
+
+def py_floors(src):
+    rank = {m: i for i, line in enumerate(PY_FLOORS) for m in line.split()}
+    root = os.path.join(src, "python")
+    bad, edges = [], []
+    for d, _, files in os.walk(root):
+        rel = os.path.relpath(d, root)
+        if "tests" in rel.split("/"):
+            continue
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            unit = rel.split("/")[0] if rel != "." else f[:-3]
+            path = os.path.join("python", rel, f) if rel != "." else os.path.join("python", f)
+            if unit not in rank:
+                bad.append("%s is on no floor (ci/layers.py's PY_FLOORS)" % path)
+                continue
+            with open(os.path.join(d, f), errors="replace") as fh:
+                for name in re.findall(r"^\s*(?:from|import)\s+(lossfuzz\w*)", fh.read(), re.M):
+                    if name in rank:
+                        edges.append((unit, path, name, name))
+    return bad + check(edges, rank, "imports")
 
 
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "."
-    rank = {folder: i for i, line in enumerate(FLOORS) for folder in line.split()}
-    harness = os.path.join(src, "harness")
-    where, bad = {}, []
-    for d, _, files in os.walk(harness):
-        folder = os.path.relpath(d, harness)
-        if folder.startswith("tests") or not any(f.endswith((".c", ".h", ".def")) for f in files):
-            continue
-        if folder not in rank:
-            bad.append("harness/%s is on no floor (ci/layers.py's FLOORS, docs/architecture.md)" % folder)
-            continue
-        for f in files:
-            where.setdefault(f, folder)
-    pairs = set()
-    for f, folder in where.items():
-        with open(os.path.join(harness, folder, f), errors="replace") as fh:
-            for inc in re.findall(r'#include "([^"]+)"', fh.read()):
-                to = where.get(os.path.basename(inc))
-                if not to or to == folder:
-                    continue
-                pairs.add((folder, to))
-                if rank[to] > rank[folder]:
-                    bad.append("harness/%s/%s includes %s of a later floor (harness/%s)" % (folder, f, inc, to))
-    bad += ["harness/%s and harness/%s include each other" % p for p in sorted(pairs) if p[0] < p[1] and p[::-1] in pairs]
+    bad = c_floors(src) + py_floors(src)
     for line in bad:
         print(line)
     return 1 if bad else 0

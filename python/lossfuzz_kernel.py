@@ -135,3 +135,10 @@ def load_kernel(spec, device_type):
         raise KernelError("%s:%s is not callable" % (module_name, fn_name))
     label = "%s:%s" % (os.path.basename(module_name), fn_name) if module_name.endswith(".py") else spec
     return fn, claims_of(fn, module, label, device_type)
+
+
+def same_size_ints(torch, t):
+    """t's bits as integers, for a comparison that sees NaN and -0: an
+    input the kernel must leave unchanged, bit for bit."""
+    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    return t.view(ints[t.element_size()]) if t.dtype != torch.bool else t

@@ -124,7 +124,7 @@ def run_task(torch, fn, task, group, group_kw, device_type):
         except Exception as exc:
             for name, _ in able:
                 answer["grads"][name] = ("error", "%s: %s" % (type(exc).__name__, str(exc).split("\n", 1)[0]))
-    from lossfuzz_worker import same_size_ints  # bits, NaN payloads included
+    from lossfuzz_kernel import same_size_ints  # bits, NaN payloads included
     for (name, t), copy in zip(given, before):
         if t.shape != copy.shape or not torch.equal(same_size_ints(torch, t.detach()), same_size_ints(torch, copy)):
             answer["changed"] = "%s (on its rank)" % name

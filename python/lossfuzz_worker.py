@@ -20,7 +20,7 @@ import sys
 import warnings
 
 import lossfuzz_llm
-from lossfuzz_kernel import KernelError, kernel_error, load_kernel
+from lossfuzz_kernel import KernelError, kernel_error, load_kernel, same_size_ints
 from lossfuzz_torch import assert_value, classify_error
 
 PROTOCOL = 1
@@ -416,12 +416,6 @@ def linear_cross_entropy(input, linear_weight, target, linear_bias=None, **kwarg
     """PyTorch's fused linear + cross-entropy, as the composition it stands for."""
     import torch.nn.functional as F
     return F.cross_entropy(F.linear(input, linear_weight, linear_bias), target, **kwargs)
-
-
-def same_size_ints(torch, t):
-    """t's bits as integers, for a comparison that sees NaN and -0."""
-    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
-    return t.view(ints[t.element_size()]) if t.dtype != torch.bool else t
 
 
 def error_result(case, exc, under_test=False):
