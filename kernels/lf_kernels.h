@@ -151,6 +151,16 @@ LF_HOST_DEVICE int lf_smooth_kept(int64_t raw, int64_t ignore_index, int tgt_dty
     return raw != (tgt_dtype == LF_U8 ? (int64_t)(uint8_t)ignore_index : ignore_index);
 }
 
+/* A probability target as the loss takes it: under label smoothing
+ * target * (1 - eps) + eps / C, two ops, each stored in the target's dtype
+ * (a float16 target's eps / C may be subnormal there). */
+LF_DEVICE double lf_smoothed_prob(const lf_problem *p, double t)
+{
+    if (!(p->label_smoothing > 0)) return t;
+    double kept = lf_round_to(p->tgt_dtype, t * (1 - p->label_smoothing));
+    return lf_round_to(p->tgt_dtype, kept + p->label_smoothing / (double)p->C);
+}
+
 /* Whether label smoothing's mean gathers the class weights by those labels
  * (weight.gather(0, kept labels), LF_K_GATHER): a kept int64 label outside
  * [0, C) asserts there, though nll_loss read it narrowed into a class. */

@@ -75,8 +75,6 @@ def _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothi
         x = torch.as_strided(x, x.shape, _dense_strides(x.shape), x.storage_offset())
     C, eps = x.shape[1], float(label_smoothing)
     w = weight.reshape(C) if weight is not None else torch.ones(C, dtype=x.dtype)
-    if target.is_floating_point() and not w.is_floating_point():  # PyTorch's product promotes it
-        w = w.to(torch.promote_types(x.dtype, w.dtype))
     w_at = w.reshape([1, C] + [1] * (x.dim() - 2))
     lp = torch.log_softmax(x, dim=1)
     if target.is_floating_point():  # probabilities: one per class
@@ -86,12 +84,12 @@ def _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothi
         if t.shape != x.shape:
             raise RuntimeError("plain_torch: a probability target of shape %s for input %s" %
                                (tuple(target.shape), tuple(input.shape)))
-        if eps > 0:
-            t = t * (1 - eps) + eps / C
-        rows = -(lp * w_at * t).sum(1)
+        if eps > 0:  # (no classes: an empty target, any term will do)
+            t = t * (1 - eps) + (eps / C if C else 0.0)
+        rows = -(lp * t * w_at).sum(1)  # PyTorch's order and promotion: lp * 0 is 0 before any weight
         out = _reduce(rows, (x.numel() // C) if C else 0, reduction, rows.dtype)
         return out[0] if one_d and reduction == "none" else out
-    if one_d and target.numel() != 1:
+    if one_d and (target.numel() != 1 or target.dim() > 1):
         raise RuntimeError("plain_torch: 1-D input takes a 0-D target, got shape %s" % (tuple(target.shape),))
     # PyTorch's smoothing mean gathers the weight by the labels kept: an int64 index into a 1-D weight
     gathers = weight is not None and reduction == "mean" and bool((target != ignore_index).any())

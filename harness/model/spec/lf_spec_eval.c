@@ -119,10 +119,13 @@ static row_terms class_row(const lf_case *c, const lf_problem *p, int64_t r, int
     return t;
 }
 
+/* Under smoothing, target * (1 - eps) + eps / C: two ops, each stored in the
+ * target's dtype (a float16 target's eps / C may be subnormal there). */
 double lf_spec_prob_target(const lf_case *c, const lf_problem *p, int64_t base, int64_t k)
 {
-    double eps = p->label_smoothing, tk = lf_load_f64(c->target.data, c->target.dtype, base + k * p->S);
-    return eps > 0 ? tk * (1 - eps) + eps / (double)p->C : tk;
+    lf_dtype d = c->target.dtype;
+    double eps = p->label_smoothing, tk = lf_load_f64(c->target.data, d, base + k * p->S);
+    return eps > 0 ? lf_dtype_round(d, lf_dtype_round(d, tk * (1 - eps)) + eps / (double)p->C) : tk;
 }
 
 static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, const double *lp, double lp_extra)
