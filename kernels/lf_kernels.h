@@ -21,64 +21,65 @@
 typedef enum { LF_CLASS_TARGETS, LF_PROB_TARGETS, LF_BINARY_TARGETS } lf_targets_kind;
 enum { LF_RED_NONE, LF_RED_MEAN, LF_RED_SUM };
 
-/* PyTorch's kernels whose asserts users see, and the asserted conditions. */
+/* PyTorch's kernels whose asserts users see, and the asserted conditions:
+ * their one list is lf_asserts.def. */
 typedef enum {
-    LF_K_NONE,
-    LF_K_NLL_NO_REDUCE,   /* nll_loss_forward_no_reduce_cuda_kernel */
-    LF_K_NLL_REDUCE_1D,   /* nll_loss_forward_reduce_cuda_kernel_1d */
-    LF_K_NLL_REDUCE_2D,   /* nll_loss_forward_reduce_cuda_kernel_2d */
-    LF_K_NLL2D_NO_REDUCE, /* nll_loss2d_forward_no_reduce_kernel */
-    LF_K_NLL2D_REDUCE,    /* nll_loss2d_forward_kernel */
-    /* their backward kernels, in the same order (lf_backward_kernel) */
-    LF_K_NLL_BWD_NO_REDUCE,   /* nll_loss_backward_no_reduce_cuda_kernel */
-    LF_K_NLL_BWD_REDUCE_1D,   /* nll_loss_backward_reduce_cuda_kernel_1d */
-    LF_K_NLL_BWD_REDUCE_2D,   /* nll_loss_backward_reduce_cuda_kernel_2d */
-    LF_K_NLL2D_BWD_NO_REDUCE, /* nll_loss2d_backward_no_reduce_kernel */
-    LF_K_NLL2D_BWD_REDUCE,    /* nll_loss2d_backward_kernel */
-    /* label smoothing's mean with class weights: weight.gather(0, the int64
-     * labels not ignored), whose kernel asserts on an index past the weight
-     * (ScatterGatherKernel.cu; CUDA prints the lambda's name) */
-    LF_K_GATHER,       /* operator() */
-    LF_K_MULTI_MARGIN, /* MultiMarginLoss_forward_kernel (its backward kernel asserts nothing) */
-    LF_K_BCE,          /* binary_cross_entropy_out_cuda's lambda: CUDA prints operator(), as for the gather */
+#define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR) LF_K_##ID,
+#define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
+#include "lf_asserts.def"
+#undef LF_ASSERT_KERNEL
+#undef LF_ASSERT_COND
     LF_K_COUNT
 } lf_kernel_id;
+enum {
+#define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)
+#define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES) LF_COND_##ID,
+#include "lf_asserts.def"
+#undef LF_ASSERT_KERNEL
+#undef LF_ASSERT_COND
+    LF_COND_COUNT
+};
+/* What a condition's failing element is (lf_asserts.def's NAMES). */
+enum { LF_NAMES_LABEL, LF_NAMES_INPUT, LF_NAMES_TARGET };
 
-/* The backward kernel of a forward one. Their label checks are the forward's
- * (Loss.cu's CHECK_INDEX_IN_CLASS, NLLLoss2d.cu's asserts), but
- * nll_loss2d_backward_kernel reads int64 labels as they are: a label its
- * forward read narrowed, silently, asserts there. */
+/* The backward kernel of a forward one (lf_asserts.def: in the same order). */
 LF_HOST_DEVICE int lf_backward_kernel(int kernel_id)
 {
     return kernel_id == LF_K_NONE || kernel_id > LF_K_NLL2D_REDUCE ? kernel_id : kernel_id + LF_K_NLL2D_REDUCE;
 }
-/* The asserted condition, as PyTorch's source spells it (CUDA prints it):
- * the no-reduce kernels name the label cur_target, the others t; an unsigned
- * (uint8) label is only checked against n_classes. Measured on an H100 with
- * PyTorch 2.11 (conformance/torch-2.11-cuda). */
-enum {
-    LF_COND_NONE,
-    LF_COND_T_RANGE,
-    LF_COND_T_UPPER,
-    LF_COND_CUR_RANGE,
-    LF_COND_CUR_UPPER,
-    LF_COND_GATHER,
-    LF_COND_MULTI_MARGIN,
-    LF_COND_BCE_INPUT, /* binary_cross_entropy: the input, then (since 2.1) the target, in [0, 1] */
-    LF_COND_BCE_TARGET,
-    LF_COND_COUNT
-};
 
-/* The label a kernel reads: nll_loss2d_forward_kernel (spatial mean/sum)
- * narrows int64 targets to int32 when 32-bit indexing is possible (always, for
- * the sizes lossfuzz allows: at most 2^28 elements a tensor), so label 2^32+1
- * is read as class 1 and asserts nothing: a silently wrong loss. The other
- * kernels read int64. Measured on an H100 with PyTorch 2.11. */
+/* The condition kernel_id asserts on a label of that dtype: an unsigned
+ * (uint8) label is only checked against n_classes. */
+LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
+{
+    int cond = LF_COND_NONE;
+    switch (kernel_id) {
+#define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)                                                               \
+    case LF_K_##ID: cond = LF_COND_##COND; break;
+#define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
+#include "lf_asserts.def"
+#undef LF_ASSERT_KERNEL
+#undef LF_ASSERT_COND
+    }
+    if (tgt_dtype == LF_U8 && cond == LF_COND_T_RANGE) return LF_COND_T_UPPER;
+    if (tgt_dtype == LF_U8 && cond == LF_COND_CUR_RANGE) return LF_COND_CUR_UPPER;
+    return cond;
+}
+
+/* The label a kernel reads: one that narrows (lf_asserts.def) reads label
+ * 2^32+1 as class 1 and asserts nothing: a silently wrong loss. */
 LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
 {
-    /* MultiMarginLoss_forward_kernel: static_cast<int>(target[k]), always */
-    int narrows = (kernel_id == LF_K_NLL2D_REDUCE || kernel_id == LF_K_MULTI_MARGIN) && tgt_dtype == LF_I64;
-    return narrows ? (int64_t)(int32_t)t : t;
+    int narrows = 0;
+    switch (kernel_id) {
+#define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)                                                               \
+    case LF_K_##ID: narrows = NARROWS; break;
+#define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
+#include "lf_asserts.def"
+#undef LF_ASSERT_KERNEL
+#undef LF_ASSERT_COND
+    }
+    return narrows && tgt_dtype == LF_I64 ? (int64_t)(int32_t)t : t;
 }
 
 /* Whether a kernel that read label `raw` as `read` computes without an assert
@@ -89,17 +90,6 @@ LF_DEVICE int lf_label_narrowed_silently(int64_t raw, int64_t read, int64_t C, i
 {
     int asserts = read != ignore_index && !(read >= 0 && read < C);
     return !asserts && ((read == ignore_index) != (raw == ignore_index) || (raw != ignore_index && read != raw));
-}
-
-LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
-{
-    if (kernel_id == LF_K_GATHER) return LF_COND_GATHER;
-    if (kernel_id == LF_K_MULTI_MARGIN) return LF_COND_MULTI_MARGIN;
-    int cur = kernel_id == LF_K_NLL_NO_REDUCE || kernel_id == LF_K_NLL2D_NO_REDUCE ||
-              kernel_id == LF_K_NLL_BWD_NO_REDUCE || kernel_id == LF_K_NLL2D_BWD_NO_REDUCE;
-    int upper_only = tgt_dtype == LF_U8;
-    return cur ? (upper_only ? LF_COND_CUR_UPPER : LF_COND_CUR_RANGE)
-               : (upper_only ? LF_COND_T_UPPER : LF_COND_T_RANGE);
 }
 
 #include "lf_names.h"
@@ -346,8 +336,10 @@ int lf_kernel_id_of(const char *name); /* LF_K_NONE when unknown */
 int lf_cond_id_of(const char *text);   /* LF_COND_NONE when unknown */
 /* The kernel of an assertion line's kernel name and condition (two lambdas print operator()). */
 int lf_assert_kernel_of(const char *name, int cond_id);
-/* The error class of a device assert in kernel_id: label_out_of_range, or bce_out_of_range. */
+/* The error class of a device assert in kernel_id (lf_asserts.def), and what
+ * the failing element of cond_id is (LF_NAMES_*). */
 const char *lf_assert_error(int kernel_id);
+int lf_cond_names(int cond_id);
 /* The simulation's hard mode: a failed kernel assert prints CUDA's assertion
  * line on stderr and aborts the process, as a real assert ends the context. */
 void lf_sim_set_hard_asserts(int on);

@@ -126,6 +126,9 @@ bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r)
 
 /* The same assert as the spec's: kernel and condition, and the element when
  * the path knows it (a real assert's line names a block and thread only). */
+/* The tensor whose element a condition names (lf_asserts.def). */
+static const char *element_of(int cond_id) { return lf_cond_names(cond_id) == LF_NAMES_INPUT ? "input" : "target"; }
+
 static bool same_assert(const lf_result *got, const lf_result *s)
 {
     return got->kernel_id == s->kernel_id && got->cond_id == s->cond_id && (got->index < 0 || got->index == s->index);
@@ -199,9 +202,10 @@ static void judge(const lf_case *c, lf_verdict *v)
         lf_found(v, cls, "reference: %s; spec: %s", ref->kind == LF_OUTCOME_OK ? "ok" : ref->message, rs->message);
     } else if (rs->kind == LF_OUTCOME_DEVICE_ASSERT && !same_assert(ref, rs)) {
         lf_found(v, "reference-mismatch/assert-site",
-                 "reference asserted in %s (`%s`) at target[%lld], spec in %s (`%s`) at target[%lld]",
-                 lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), (long long)ref->index,
-                 lf_kernel_name(rs->kernel_id), lf_cond_text(rs->cond_id), (long long)rs->index);
+                 "reference asserted in %s (`%s`) at %s[%lld], spec in %s (`%s`) at %s[%lld]",
+                 lf_kernel_name(ref->kernel_id), lf_cond_text(ref->cond_id), element_of(ref->cond_id),
+                 (long long)ref->index, lf_kernel_name(rs->kernel_id), lf_cond_text(rs->cond_id),
+                 element_of(rs->cond_id), (long long)rs->index);
     }
     compare_diagnosis(v);
     if (rs->kind == LF_OUTCOME_OK && ref->kind == LF_OUTCOME_OK) lf_compare_values(v, "reference", ref);

@@ -6,6 +6,9 @@
 #ifndef LF_SPEC_H
 #define LF_SPEC_H
 
+/* What CUDA says after a device assert, which the spec's messages end with. */
+#define LF_SPEC_THEN "; then: CUDA error: device-side assert triggered"
+
 #include "lf_case.h"
 #include "lf_kernels.h"
 #include "lf_result.h"
@@ -105,7 +108,6 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
 #undef LF_LOSS
 /* binary_cross_entropy's device assert at element i (its input, else its target, outside [0, 1]), as CUDA
  * reports it (lf_spec_bce.c). */
-void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r);
 /* binary_cross_entropy's error after its kernel: a weight broadcast past the input (loss.mul_). */
 bool lf_spec_bce_error_after(const lf_case *c, lf_result *r);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the

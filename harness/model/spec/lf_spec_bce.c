@@ -85,22 +85,11 @@ static int64_t first_bad(const lf_case *c)
     return -1;
 }
 
-void lf_spec_bce_assert(const lf_case *c, int64_t i, lf_result *r)
+/* The lambda's assert at element i: the input's condition first. */
+static void device_assert(const lf_case *c, int64_t i, lf_result *r)
 {
-    bool input = !in_range(lf_load_f64(c->input.data, c->input.dtype, i));
-    int cond = input ? LF_COND_BCE_INPUT : LF_COND_BCE_TARGET;
-    const lf_tensor *t = input ? &c->input : &c->target;
-    r->kind = LF_OUTCOME_DEVICE_ASSERT;
-    r->kernel_id = LF_K_BCE;
-    r->cond_id = cond;
-    r->index = i;
-    r->value = 0; /* a probability: the message gives it */
-    snprintf(r->error, sizeof r->error, "%s", lf_assert_error(LF_K_BCE));
-    snprintf(r->exception, sizeof r->exception, "RuntimeError");
-    snprintf(r->message, sizeof r->message,
-             "%s: Assertion `%s` failed (%s[%lld] = %.8g, %s); then: CUDA error: device-side assert triggered",
-             lf_kernel_name(LF_K_BCE), lf_cond_text(cond), input ? "input" : "target", (long long)i,
-             lf_load_f64(t->data, t->dtype, i), lf_dtype_name(t->dtype));
+    int cond = in_range(lf_load_f64(c->input.data, c->input.dtype, i)) ? LF_COND_BCE_TARGET : LF_COND_BCE_INPUT;
+    lf_result_device_assert(r, c, LF_K_BCE, cond, i, "", LF_SPEC_THEN);
 }
 
 bool lf_spec_bce_error_after(const lf_case *c, lf_result *r)
@@ -148,7 +137,7 @@ void lf_spec_run_bce_probs(const lf_case *c, lf_result *r)
     if (!lf_spec_plan(c, &p, r)) return;
     int64_t bad = first_bad(c);
     if (bad >= 0) {
-        lf_spec_device_assert(c, &p, LF_K_BCE, bad, r);
+        device_assert(c, bad, r);
         return;
     }
     if (lf_spec_error_after_nll(c, &p, r)) return;

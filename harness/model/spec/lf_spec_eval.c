@@ -397,24 +397,12 @@ void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r)
 
 void lf_spec_run_direct(const lf_case *c, lf_result *r) { lf_spec_run_logits(c, NULL, r); }
 
-/* The device assert of `kernel_id` at target[bad], as CUDA reports it. */
+/* The device assert of `kernel_id` at label target[bad], as CUDA reports it. */
 void lf_spec_device_assert(const lf_case *c, const lf_problem *p, int kernel_id, int64_t bad, lf_result *r)
 {
-    if (kernel_id == LF_K_BCE) { /* a probability, not a label */
-        lf_spec_bce_assert(c, bad, r);
-        return;
-    }
-    r->kind = LF_OUTCOME_DEVICE_ASSERT;
-    r->kernel_id = kernel_id;
-    r->cond_id = lf_assert_cond(kernel_id, c->target.dtype);
-    r->index = bad;
-    r->value = lf_load_i64(c->target.data, c->target.dtype, bad);
-    snprintf(r->error, sizeof r->error, "label_out_of_range");
-    snprintf(r->exception, sizeof r->exception, "RuntimeError");
-    snprintf(r->message, sizeof r->message,
-             "%s: Assertion `%s` failed (target[%lld] = %lld, n_classes = %lld); "
-             "then: CUDA error: device-side assert triggered",
-             lf_kernel_name(kernel_id), lf_cond_text(r->cond_id), (long long)bad, (long long)r->value, (long long)p->C);
+    char detail[48];
+    snprintf(detail, sizeof detail, "n_classes = %lld", (long long)p->C);
+    lf_result_device_assert(r, c, kernel_id, lf_assert_cond(kernel_id, c->target.dtype), bad, detail, LF_SPEC_THEN);
 }
 
 void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r)

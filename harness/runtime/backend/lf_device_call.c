@@ -108,21 +108,10 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
     int64_t n = lf_plan_out_numel(p, &scalar);
     if (!lf_canary_check(&call->mem, r)) return true; /* r: oob_write */
     if (be->to_host(&rec, call->b.rec, sizeof rec)) return false;
-    if (rec.fired && rec.kernel_id == LF_K_BCE) { /* the element's value and condition, as the spec names them */
-        lf_spec_device_assert(c, p, LF_K_BCE, rec.index, r);
-        return true;
-    }
-    if (rec.fired) {
-        r->kind = LF_OUTCOME_DEVICE_ASSERT;
-        r->kernel_id = rec.kernel_id;
-        r->cond_id = rec.cond_id;
-        r->index = rec.index;
-        r->value = lf_load_i64(c->target.data, c->target.dtype, rec.index);
-        snprintf(r->error, sizeof r->error, "label_out_of_range");
-        snprintf(r->exception, sizeof r->exception, "RuntimeError");
-        snprintf(r->message, sizeof r->message, "%s: Assertion `%s` failed (target[%lld] = %lld, %d thread(s))",
-                 lf_kernel_name(rec.kernel_id), lf_cond_text(rec.cond_id), (long long)rec.index, (long long)r->value,
-                 rec.fired);
+    if (rec.fired) { /* named by the kernel's record alone: its kernel, condition and element */
+        char detail[32];
+        snprintf(detail, sizeof detail, "%d thread(s)", rec.fired);
+        lf_result_device_assert(r, c, rec.kernel_id, rec.cond_id, rec.index, detail, "");
         return true;
     }
     if (!lf_result_alloc_values(r, n, false)) return false;
