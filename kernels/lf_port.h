@@ -59,11 +59,13 @@
 typedef struct lf_assert_record {
     int32_t fired;     /* number of threads whose assert failed */
     int32_t kernel_id; /* LF_K_* of the first kernel that fired */
-    int32_t cond_id;   /* LF_COND_* */
-    int32_t pad;
-    int64_t index; /* smallest offending flat target index */
-    int64_t value; /* the target value there */
+    int32_t pad[2];
+    int64_t index; /* smallest offending flat element index */
+    /* the smallest index * LF_ASSERT_SITE + cond_id: the condition that failed
+     * there (a kernel with two asserts, as BCE's, may fail both in one launch) */
+    int64_t site;
 } lf_assert_record;
+#define LF_ASSERT_SITE 256
 
 #if LF_IS_CUDA
 LF_DEVICE int64_t lf_thread_index(void) { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
@@ -94,15 +96,14 @@ LF_DEVICE void lf_assert_fail(lf_assert_record *rec, int kernel_id, int cond_id,
 #if LF_IS_CUDA
     if (atomicAdd(&rec->fired, 1) == 0) {
         rec->kernel_id = kernel_id;
-        rec->cond_id = cond_id;
     }
 #else
     if (rec->fired++ == 0) {
         rec->kernel_id = kernel_id;
-        rec->cond_id = cond_id;
     }
 #endif
     lf_atomic_min_i64(&rec->index, index);
+    lf_atomic_min_i64(&rec->site, index * LF_ASSERT_SITE + cond_id);
     (void)value; /* the host reads the value at rec->index: no race on who wrote it */
 }
 

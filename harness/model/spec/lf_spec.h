@@ -106,8 +106,12 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
     void lf_spec_##GRAD(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 #include "lf_losses.def"
 #undef LF_LOSS
-/* binary_cross_entropy's device assert at element i (its input, else its target, outside [0, 1]), as CUDA
- * reports it (lf_spec_bce.c). */
+/* The routing of a call that passed a loss's host checks into the problem its
+ * kernels run (lf_spec_bce.c, lf_spec_margin.c): the spec's plan ends with it,
+ * and the guard, whose host checks are its own, shares it on purpose - which
+ * kernels run on what is a fact of PyTorch's, not a check. */
+void lf_spec_route_bce_probs(const lf_case *c, lf_problem *p);
+void lf_spec_route_multi_margin(const lf_case *c, lf_problem *p);
 /* binary_cross_entropy's error after its kernel: a weight broadcast past the input (loss.mul_). */
 bool lf_spec_bce_error_after(const lf_case *c, lf_result *r);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the

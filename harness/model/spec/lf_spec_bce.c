@@ -64,6 +64,13 @@ bool lf_spec_plan_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
                         lf_torch_type_name(tg->dtype), lf_torch_type_name(in->dtype));
         return false;
     }
+    lf_spec_route_bce_probs(c, p);
+    return true;
+}
+
+void lf_spec_route_bce_probs(const lf_case *c, lf_problem *p)
+{
+    const lf_tensor *in = &c->input, *w = &c->weight;
     lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
     p->probs = 1;
@@ -72,7 +79,6 @@ bool lf_spec_plan_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
     p->has_weight = w->present && lf_broadcast_strides(w, in, p->w_stride);
     p->lw_dtype = w->present ? lf_dtype_promote(in->dtype, w->dtype) : in->dtype;
     p->out_dtype = in->dtype;
-    return true;
 }
 
 /* The first element whose input, or then target, is outside [0, 1] or NaN; -1 when none. */

@@ -65,15 +65,21 @@ bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r)
                         lf_torch_type_name(in->dtype), lf_torch_type_name(w->dtype));
         return false;
     }
+    lf_spec_route_multi_margin(c, p);
+    return true;
+}
+
+void lf_spec_route_multi_margin(const lf_case *c, lf_problem *p)
+{
+    const lf_tensor *in = &c->input;
     lf_problem_init(c, p, LF_CLASS_TARGETS);
     p->one_d = in->ndim <= 1;
-    p->N = N;
-    p->C = C;
+    p->N = rows_of(in);
+    p->C = classes_of(in);
     p->S = 1;
     p->kernel_id = LF_K_MULTI_MARGIN;
     p->margin_p = (int)c->p;
     p->margin = lf_dtype_round(in->dtype, c->margin);
-    return true;
 }
 
 /* z of row k, class i, as the kernel stores it, and the magnitude of its terms. */

@@ -49,7 +49,7 @@ bool lf_device_call_open(const lf_backend *be, const lf_case *c, const lf_proble
     lf_canary_list *l = &call->mem;
     memset(call, 0, sizeof *call);
     lf_canary_begin(l, be);
-    rec0.index = INT64_MAX;
+    rec0.index = rec0.site = INT64_MAX;
     lf_buffers *b = &call->b;
     b->input = lf_device_copy(l, "input", &c->input);
     b->target = lf_device_copy(l, "target", &c->target);
@@ -111,7 +111,7 @@ bool lf_device_call_collect(const lf_backend *be, const lf_case *c, const lf_pro
     if (rec.fired) { /* named by the kernel's record alone: its kernel, condition and element */
         char detail[32];
         snprintf(detail, sizeof detail, "%d thread(s)", rec.fired);
-        lf_result_device_assert(r, c, rec.kernel_id, rec.cond_id, rec.index, detail, "");
+        lf_result_device_assert(r, c, rec.kernel_id, (int)(rec.site % LF_ASSERT_SITE), rec.index, detail, "");
         return true;
     }
     if (!lf_result_alloc_values(r, n, false)) return false;

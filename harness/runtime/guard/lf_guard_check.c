@@ -181,6 +181,73 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     return true;
 }
 
+/* binary_cross_entropy's host checks, the guard's own (PyTorch's order); the
+ * range of the probabilities on the device next, in the loss's pass. */
+static bool check_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    char is[128], ts[128], ws[128];
+    lf_format_shape(is, sizeof is, in->shape, in->ndim);
+    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
+    lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
+    if (!lf_same_shape(in, tg)) {
+        bool indices = in->ndim == 2 && tg->ndim == 1 && !lf_dtype_is_float(tg->dtype);
+        return reject(r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
+                      indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()"
+                              : "PyTorch no longer broadcasts BCE's target: give it the input's shape",
+                      "target of shape %s must have the input's shape %s", ts, is);
+    }
+    for (int k = 1; w->present && k <= w->ndim; k++) { /* the weight is expanded to the target's shape */
+        int64_t wk = w->shape[w->ndim - k], tk = k <= tg->ndim ? tg->shape[tg->ndim - k] : 1;
+        if (wk != tk && wk != 1 && tk != 1)
+            return reject(r, "broadcast", NULL, "a weight per element, or one that broadcasts to the target",
+                          "weight of shape %s does not broadcast to the target's shape %s", ws, ts);
+    }
+    if (tg->dtype != in->dtype)
+        return reject(r, "bce_target_dtype", NULL, "convert the target with target.to(input.dtype)",
+                      "the target is %s, the input %s: binary_cross_entropy wants them alike",
+                      lf_dtype_name(tg->dtype), lf_dtype_name(in->dtype));
+    lf_spec_route_bce_probs(c, p);
+    return true;
+}
+
+/* multi_margin_loss's host checks, the guard's own (PyTorch's order): rows of
+ * [N, C], [C] or a scalar, one int64 label a row; the labels on the device next. */
+static bool check_multi_margin(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    char is[128], ts[128], ws[128];
+    lf_format_shape(is, sizeof is, in->shape, in->ndim);
+    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
+    lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
+    if (c->p != 1 && c->p != 2)
+        return reject(r, "margin_p", NULL, "use p=1 (the hinge) or p=2 (its square)",
+                      "p = %lld: multi_margin_loss takes p of 1 or 2", (long long)c->p);
+    if (w->present && w->ndim != 1)
+        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                      "weight of shape %s: it must be 1-D", ws);
+    bool rows = (in->ndim == 2 && in->shape[1] > 0) || (in->ndim == 1 && in->shape[0] > 0) || in->ndim == 0;
+    if (!rows)
+        return reject(r, "input_dim", NULL, "pass scores of shape [N, C] or [C], with C > 0",
+                      "input of shape %s: multi_margin_loss takes [N, C], [C] or a scalar, with classes", is);
+    int64_t n = in->ndim <= 1 ? 1 : in->shape[0], classes = in->ndim == 0 ? 1 : in->shape[in->ndim - 1];
+    if (tg->ndim > 1 || tg->numel != n)
+        return reject(r, "target_shape", NULL, "one class index per row: shape [N], or [] / [1] for one row",
+                      "target of shape %s for %lld row(s) of input %s", ts, (long long)n, is);
+    if (w->present && w->numel != classes)
+        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                      "weight of shape %s for %lld classes", ws, (long long)classes);
+    if (in->numel > 0 && tg->dtype != LF_I64) /* (an input without elements reads neither) */
+        return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                      "class indices must be int64, got %s", lf_dtype_name(tg->dtype));
+    if (in->numel > 0 && w->present && w->dtype != in->dtype)
+        return reject(r, "weight_dtype", NULL, "convert the weight with weight.to(input.dtype)",
+                      "the weight is %s, the input %s: multi_margin_loss wants them alike", lf_dtype_name(w->dtype),
+                      lf_dtype_name(in->dtype));
+    lf_spec_route_multi_margin(c, p);
+    return true;
+}
+
 static bool smoothing_weight_checks(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
@@ -243,11 +310,9 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
     if (c->reduction == LF_REDUCTION_INVALID)
         return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
                       "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
-    /* binary_cross_entropy: PyTorch's checks as the spec plans them; the range on the device next */
-    if (c->loss == LF_LOSS_BCE) return lf_spec_plan_bce_probs(c, p, r);
+    if (c->loss == LF_LOSS_BCE) return check_bce_probs(c, p, r);
     if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
-    /* multi_margin_loss: PyTorch's checks as the spec plans them (its messages); the labels on the device next */
-    if (c->loss == LF_LOSS_MULTI_MARGIN) return lf_spec_plan_multi_margin(c, p, r);
+    if (c->loss == LF_LOSS_MULTI_MARGIN) return check_multi_margin(c, p, r);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
         return check_prob(c, p, r, needs_data);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)
