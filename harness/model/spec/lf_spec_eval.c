@@ -13,6 +13,7 @@
 
 typedef struct {
     double loss, mag, smooth, smooth_mag, w, w_mag, valid, smooth_w;
+    double fin_mag; /* a probability row's finite terms' magnitude, when an infinite one makes mag inf */
     bool undecided;
 } row_terms;
 
@@ -135,7 +136,9 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
         double tk = lf_spec_prob_target(c, p, base, k);
         double term = -lp[k] * tk * lf_spec_weight(c, k);
         t.loss += term;
-        t.mag += fabs(tk * lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
+        double term_mag = fabs(tk * lf_spec_weight(c, k)) * (fabs(lp[k]) + lp_extra);
+        t.mag += term_mag;
+        t.fin_mag += isfinite(term_mag) ? term_mag : 0;
         /* an infinite target or weight times an lp the dtype may round to 0,
          * or lp * target past the dtype's range (then times a weight of 0): inf or NaN */
         double lp_t = fabs(lp[k] * tk), max = lf_dtype_max(p->out_dtype);
@@ -276,6 +279,7 @@ static void add_row(sums *s, const row_terms *t, const lf_row *row)
     }
     s->t.loss += r * t->loss;
     s->t.mag += fabs(r) * t->mag;
+    s->t.fin_mag += fabs(r) * (isfinite(t->mag) ? t->mag : t->fin_mag);
     s->t.smooth += r * t->smooth;
     s->t.smooth_mag += fabs(r) * t->smooth_mag;
     s->t.w += r * t->w;
@@ -363,7 +367,9 @@ void lf_spec_values(const lf_case *c, const lf_problem *p, lf_result *r)
      * terms past float's range overflow its sums (inf, or a mean of 0 over a
      * total weight of -inf) where float64's do not. */
     double acc_max = lf_dtype_max(lf_spec_acc_dtype(c));
-    double terms = sum.t.mag + sum.t.smooth_mag; /* an infinite term (a -inf logit) is PyTorch's inf too */
+    /* an infinite term (a -inf logit) is PyTorch's inf too, unless finite terms past float's range meet it
+     * (an inf, and a sum that overflows to -inf: NaN) */
+    double terms = isfinite(sum.t.mag) ? sum.t.mag + sum.t.smooth_mag : sum.t.fin_mag;
     /* ... and a mean over a total weight float holds only as a subnormal is flushed or not */
     double acc_min = lf_dtype_min_normal(lf_spec_acc_dtype(c));
     bool subnormal_w =
