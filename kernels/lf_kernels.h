@@ -19,6 +19,13 @@
 #define LF_MAX_BCAST_DIMS 8
 
 typedef enum { LF_CLASS_TARGETS, LF_PROB_TARGETS, LF_BINARY_TARGETS } lf_targets_kind;
+/* The sets of kernels a problem runs on: their one list is lf_kernel_sets.def. */
+typedef enum {
+#define LF_KERNEL_SET(ID, NAME) LF_KERNELS_##ID,
+#include "lf_kernel_sets.def"
+#undef LF_KERNEL_SET
+    LF_KERNELS_COUNT
+} lf_kernel_set;
 enum { LF_RED_NONE, LF_RED_MEAN, LF_RED_SUM };
 
 /* PyTorch's kernels whose asserts users see, and the asserted conditions:
@@ -113,8 +120,8 @@ typedef struct {
     int lw_dtype; /* BCE's log_weight, (pos_weight - 1).mul(target): their result type (lf_problem_init) */
     int has_weight, has_pos_weight;
     int kernel_id;        /* lf_kernel_id an out-of-range target asserts in */
-    int margin_p;         /* multi_margin_loss: its p (1 or 2); 0 for every other loss */
-    int probs;            /* binary_cross_entropy: the input is probabilities (BCE-with-logits: 0) */
+    int kernels;          /* lf_kernel_set: the kernels it runs on, as the spec's routing picked */
+    int margin_p;         /* multi_margin_loss: its p (1 or 2) */
     double margin;        /* multi_margin_loss: its margin, in the input dtype */
     int raises_after_nll; /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
                              * weight view or gather index dtype): its gather kernel never runs */

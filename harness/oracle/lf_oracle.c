@@ -124,14 +124,19 @@ bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r)
     return false;
 }
 
-/* The same assert as the spec's: kernel and condition, and the element when
- * the path knows it (a real assert's line names a block and thread only). */
 /* The tensor whose element a condition names (lf_asserts.def). */
 static const char *element_of(int cond_id) { return lf_cond_names(cond_id) == LF_NAMES_INPUT ? "input" : "target"; }
 
+/* The same assert as the spec's: kernel and condition, and the element when
+ * the path knows it. A real assert's line names a block and thread only, so
+ * of a kernel whose conditions name values (an input's, a target's) whichever
+ * thread failed first may print: then any of its conditions will do. */
 static bool same_assert(const lf_result *got, const lf_result *s)
 {
-    return got->kernel_id == s->kernel_id && got->cond_id == s->cond_id && (got->index < 0 || got->index == s->index);
+    bool values = lf_cond_names(got->cond_id) != LF_NAMES_LABEL && lf_cond_names(s->cond_id) != LF_NAMES_LABEL;
+    if (got->kernel_id != s->kernel_id) return false;
+    if (got->index < 0) return got->cond_id == s->cond_id || values;
+    return got->cond_id == s->cond_id && got->index == s->index;
 }
 
 /* Both reject: the guard must say what PyTorch says - the same error class,

@@ -73,7 +73,7 @@ void lf_spec_route_bce_probs(const lf_case *c, lf_problem *p)
     const lf_tensor *in = &c->input, *w = &c->weight;
     lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
-    p->probs = 1;
+    p->kernels = LF_KERNELS_BCE;
     p->kernel_id = LF_K_BCE;
     /* a weight broadcast past the input: loss.mul_(weight) raises after the kernel (lf_spec_bce_error_after) */
     p->has_weight = w->present && lf_broadcast_strides(w, in, p->w_stride);

@@ -78,6 +78,7 @@ void lf_spec_route_multi_margin(const lf_case *c, lf_problem *p)
     p->C = classes_of(in);
     p->S = 1;
     p->kernel_id = LF_K_MULTI_MARGIN;
+    p->kernels = LF_KERNELS_MULTI_MARGIN;
     p->margin_p = (int)c->p;
     p->margin = lf_dtype_round(in->dtype, c->margin);
 }

@@ -230,7 +230,7 @@ bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r)
 
 int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar)
 {
-    if (p->margin_p) { /* multi_margin_loss: [N] for reduction none and a target with a dim */
+    if (p->kernels == LF_KERNELS_MULTI_MARGIN) { /* multi_margin_loss: [N] for reduction none and a target with a dim */
         *scalar = p->reduction != LF_RED_NONE || p->tg_ndim == 0;
         return *scalar ? 1 : p->N;
     }
@@ -264,7 +264,7 @@ int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    if (p->probs) return lf_spec_bce_error_after(c, r);
+    if (p->kernels == LF_KERNELS_BCE) return lf_spec_bce_error_after(c, r);
     if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0)) return false;
     /* The smoothing term views the weight as [1, .., weight.size(0), .., 1]:
      * nll_loss counted its elements only, this needs them along dim 0. */
