@@ -86,8 +86,10 @@ def _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothi
                                (tuple(target.shape), tuple(input.shape)))
         if eps > 0:  # (no classes: an empty target, any term will do)
             t = t * (1 - eps) + (eps / C if C else 0.0)
-        rows = -(lp * t * w_at).sum(1)  # PyTorch's order and promotion: lp * 0 is 0 before any weight
-        out = _reduce(rows, (x.numel() // C) if C else 0, reduction, rows.dtype)
+        prod = lp * t * w_at  # PyTorch's order and promotion: lp * 0 is 0 before any weight
+        # a row's sum for reduction none; mean and sum add every product at once (no row sum in float16 first)
+        rows = -prod.sum(1) if reduction == "none" else -prod.reshape(-1)
+        out = _reduce(rows, (x.numel() // C) if C else 0, reduction, prod.dtype)
         return out[0] if one_d and reduction == "none" else out
     if one_d and (target.numel() != 1 or target.dim() > 1):
         raise RuntimeError("plain_torch: 1-D input takes a 0-D target, got shape %s" % (tuple(target.shape),))
