@@ -62,7 +62,9 @@ LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
     int cond = LF_COND_NONE;
     switch (kernel_id) {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)                                                               \
-    case LF_K_##ID: cond = LF_COND_##COND; break;
+    case LF_K_##ID:                                                                                                    \
+        cond = LF_COND_##COND;                                                                                         \
+        break;
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
 #include "lf_asserts.def"
 #undef LF_ASSERT_KERNEL
@@ -80,7 +82,9 @@ LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
     int narrows = 0;
     switch (kernel_id) {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)                                                               \
-    case LF_K_##ID: narrows = NARROWS; break;
+    case LF_K_##ID:                                                                                                    \
+        narrows = NARROWS;                                                                                             \
+        break;
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
 #include "lf_asserts.def"
 #undef LF_ASSERT_KERNEL

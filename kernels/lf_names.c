@@ -38,8 +38,7 @@ int lf_kernel_id_of(const char *name)
 int lf_cond_id_of(const char *text)
 {
     for (int id = 0; id < LF_COND_COUNT; id++)
-        if (!strcmp(text, lf_cond_text_at(id)) || (conds[id].old_text && !strcmp(text, conds[id].old_text)))
-            return id;
+        if (!strcmp(text, lf_cond_text_at(id)) || (conds[id].old_text && !strcmp(text, conds[id].old_text))) return id;
     return LF_COND_NONE;
 }
 

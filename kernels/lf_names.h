@@ -10,7 +10,8 @@ LF_DEVICE const char *lf_kernel_name_at(int id)
 {
     switch (id) {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)                                                               \
-    case LF_K_##ID: return NAME;
+    case LF_K_##ID:                                                                                                    \
+        return NAME;
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
 #include "lf_asserts.def"
 #undef LF_ASSERT_KERNEL
@@ -24,7 +25,8 @@ LF_DEVICE const char *lf_cond_text_at(int id)
     switch (id) {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)                                                              \
-    case LF_COND_##ID: return TEXT;
+    case LF_COND_##ID:                                                                                                 \
+        return TEXT;
 #include "lf_asserts.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND

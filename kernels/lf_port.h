@@ -94,13 +94,9 @@ LF_DEVICE void lf_atomic_max_i64(int64_t *p, int64_t v)
 LF_DEVICE void lf_assert_fail(lf_assert_record *rec, int kernel_id, int cond_id, int64_t index, int64_t value)
 {
 #if LF_IS_CUDA
-    if (atomicAdd(&rec->fired, 1) == 0) {
-        rec->kernel_id = kernel_id;
-    }
+    if (atomicAdd(&rec->fired, 1) == 0) { rec->kernel_id = kernel_id; }
 #else
-    if (rec->fired++ == 0) {
-        rec->kernel_id = kernel_id;
-    }
+    if (rec->fired++ == 0) { rec->kernel_id = kernel_id; }
 #endif
     lf_atomic_min_i64(&rec->index, index);
     lf_atomic_min_i64(&rec->site, index * LF_ASSERT_SITE + cond_id);

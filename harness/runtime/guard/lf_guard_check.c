@@ -205,8 +205,8 @@ static bool check_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
     }
     if (tg->dtype != in->dtype)
         return reject(r, "bce_target_dtype", NULL, "convert the target with target.to(input.dtype)",
-                      "the target is %s, the input %s: binary_cross_entropy wants them alike",
-                      lf_dtype_name(tg->dtype), lf_dtype_name(in->dtype));
+                      "the target is %s, the input %s: binary_cross_entropy wants them alike", lf_dtype_name(tg->dtype),
+                      lf_dtype_name(in->dtype));
     lf_spec_route_bce_probs(c, p);
     return true;
 }

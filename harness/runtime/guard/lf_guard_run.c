@@ -154,14 +154,14 @@ void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
         return;
     }
     lf_stats_init(&st);
-    bool probs = p.kernels == LF_KERNELS_BCE;           /* binary_cross_entropy's probabilities */
+    bool probs = p.kernels == LF_KERNELS_BCE;              /* binary_cross_entropy's probabilities */
     bool judged = p.targets != LF_BINARY_TARGETS || probs; /* BCE-with-logits has no values to judge */
     if (judged) call.b.stats = lf_canary_add(&call.mem, "target_stats", sizeof st, LF_I64, &st);
     int rc = judged && !call.b.stats ? -1 : be->guarded_forward(&p, &call.b);
     if (rc || !lf_device_call_collect(be, c, &p, &call, r) ||
         (call.b.stats && r->kind == LF_OUTCOME_OK &&
          (be->to_host(&st, call.b.stats, sizeof st) || (probs ? !judge_probabilities(c, be, &p, &call.b, &st, r)
-                                                                : !read_named_labels(be, &p, call.b.target, &st))))) {
+                                                              : !read_named_labels(be, &p, call.b.target, &st))))) {
         lf_result_free_values(r);
         lf_result_error(r, "backend_error", "RuntimeError", "%s backend failed (code %d)", be->name, rc);
     } else if (call.b.stats && r->kind == LF_OUTCOME_OK && !probs) {
