@@ -14,7 +14,7 @@ import sys
 FLOORS = ["kernels", "include", "harness/base", "harness/model/case", "harness/model/bytes harness/model/spec",
           "harness/io/dump", "harness/io/load", "harness/runtime/backend",
           "harness/runtime/guard harness/runtime/under_test", "harness/runtime/workers harness/runtime/api",
-          "harness/oracle", "harness/tools/minimize", "harness/tools/campaign", "harness/tools/cli harness/tools/bench",
+          "harness/oracle", "harness/losses", "harness/tools/minimize", "harness/tools/campaign", "harness/tools/cli harness/tools/bench",
           "fuzzers"]
 WHOLE = ("kernels", "include", "fuzzers")  # a floor with its subfolders
 C_FILES = (".c", ".h", ".def", ".inc", ".cu")

@@ -8,14 +8,15 @@ Shared by the PyTorch worker (lossfuzz_worker.py) and the CPU conformance run
 A case is any object with `loss` (CE, NLL, BCE, ...), `dtype(name)`, the dtype
 name of tensor `name` ("input", "target", "weight", ...) or None when absent,
 and `ndim(name)`, its number of dims;
-assert_value() also reads its `reduction` name."""
+assert_value() also reads its `reduction` name. Each loss's own messages come
+from its home's row on the C side (`lossfuzz describe --json`: read_losses)."""
+import builtins
 import re
 
 # Loss names, as the case files and the worker protocol spell them. LINEAR is
 # cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
 CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"
 MULTI_MARGIN = "multi_margin_loss"
-BCE_PROBS = "binary_cross_entropy"  # probabilities, not logits
 
 
 # An IndexError with this message is what CUDA reports as a device-side assert.
@@ -26,8 +27,22 @@ BCE_PROBS = "binary_cross_entropy"  # probabilities, not logits
 DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
 # multi_margin_loss's CPU kernel raises this RuntimeError where CUDA's asserts (no label named).
 MARGIN_ASSERT = "target out of range"
-# binary_cross_entropy's CPU loop raises this where CUDA's lambda asserts (the input, then since 2.1 the target).
-BCE_ASSERT_RE = re.compile(r"^all elements of (input|target) should be between 0 and 1")
+# Each loss's own (its row, harness/losses/; read_losses): PyTorch's messages
+# only it raises, matched before ERROR_TABLE, and the exception and message of
+# the CPU's check where CUDA asserts, with the assert's error class (None: the
+# label's, label_out_of_range).
+LOSS_MESSAGES = {}  # loss name -> [(pattern, error class)]
+CPU_ASSERTS = {}  # loss name -> (exception class, compiled pattern, error class or None)
+
+
+def read_losses(losses):
+    """Takes the "losses" of `lossfuzz describe --json`."""
+    for loss in losses:
+        LOSS_MESSAGES[loss["name"]] = [(pattern, error, None) for pattern, error in loss["messages"]]
+        if loss["cpu_assert"]:
+            exc, pattern, error = loss["cpu_assert"]
+            CPU_ASSERTS[loss["name"]] = (getattr(builtins, exc), re.compile(pattern), error)
+
 
 # Host error message -> error class; ordered, first match wins. The optional
 # third item is a condition on the case that must also hold.
@@ -71,7 +86,6 @@ ERROR_TABLE = [
      lambda c: c.dtype("weight") not in (None, c.dtype("input"))),
     (r"Target size .* must be the same as input size", "bce_target_shape", None),
     (r"Using a target size .* that is different to the input size", "bce_target_shape", None),
-    (r"Found dtype .* but expected", "bce_target_dtype", lambda c: c.loss == BCE_PROBS),
     (r"result type .* can't be cast to the desired output type", "bce_target_dtype", None),
     (r"Subtraction, the `-` operator, with two bool tensors", "bce_target_dtype",
      lambda c: c.loss == BCE),
@@ -86,8 +100,9 @@ def is_device_assert(case, exc, message):
     multi_margin_loss, its CPU kernel's RuntimeError (MARGIN_ASSERT)."""
     if case.loss == MULTI_MARGIN:
         return isinstance(exc, RuntimeError) and message == MARGIN_ASSERT
-    if case.loss == BCE_PROBS:
-        return isinstance(exc, RuntimeError) and bool(BCE_ASSERT_RE.search(message))
+    own = CPU_ASSERTS.get(case.loss)
+    if own:
+        return isinstance(exc, own[0]) and bool(own[1].search(message))
     if not isinstance(exc, IndexError):
         return False
     return bool(DEVICE_ASSERT_RE.search(message)) or (
@@ -113,9 +128,10 @@ def classify_error(case, exc):
     name, message = type(exc).__name__, str(exc).strip()
     outcome = {"exception": name, "message": message, "value": None, "dtype": None}
     if is_device_assert(case, exc, message):
-        outcome.update(outcome="device_assert", error="bce_out_of_range" if case.loss == BCE_PROBS else None)
+        own = CPU_ASSERTS.get(case.loss)
+        outcome.update(outcome="device_assert", error=own[2] if own else None)
         return outcome
-    for pattern, error, condition in ERROR_TABLE:
+    for pattern, error, condition in LOSS_MESSAGES.get(case.loss, []) + ERROR_TABLE:
         if re.search(pattern, message) and (condition is None or condition(case)):
             break
     else:

@@ -21,7 +21,7 @@ import warnings
 
 import lossfuzz_llm
 from lossfuzz_kernel import KernelError, kernel_error, load_kernel, same_size_ints
-from lossfuzz_torch import assert_value, classify_error
+from lossfuzz_torch import assert_value, classify_error, read_losses
 
 PROTOCOL = 1
 FD_REQUESTS, FD_ANSWERS, FD_SHM = 3, 4, 5
@@ -53,6 +53,7 @@ def read_describe(text):
     TENSOR_OPTIONS = tuple(doc["tensor_options"])
     lossfuzz_llm.LLM_OPTIONS = tuple(doc["llm"]["options"])
     lossfuzz_llm.OUTPUTS = tuple(doc["llm"]["outputs"])
+    read_losses(doc["losses"])
     for loss in doc["losses"]:
         OPTIONS[loss["name"]] = tuple(loss["options"])
         POSITIONAL[loss["name"]] = tuple(loss["positional"])

@@ -15,7 +15,9 @@ Exit status: 0 no disagreements (outside the known differences), 1 some,
 2 usage error or lossfuzz binary missing, 77 torch not importable (skipped).
 """
 import argparse
+import json
 import os
+import subprocess
 import shutil
 import sys
 import tempfile
@@ -27,6 +29,7 @@ import lossfuzz_json
 from report import MAX_PRINTED, fmt_torch, print_distribution, print_summary
 from torch_cases import CE, NLL, IMPORT_ERROR, CaseGenerator, roundtrip_errors, torch, write_case
 from torch_cpu import run_torch, run_torch_backward
+from lossfuzz_torch import read_losses  # noqa: E402 (torch_cpu put python/ on the path)
 
 
 # The known differences (harness/oracle/lf_torch_known.def) are lossfuzz's one list:
@@ -156,6 +159,11 @@ def main(argv=None):
         return 77
     print("python: %s, torch %s" % (sys.executable, torch.__version__))
     torch.set_num_threads(1)
+    # each loss's own messages (lossfuzz_torch.read_losses): from this lossfuzz, or the build's for a dry run
+    lossfuzz = args.lossfuzz or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "lossfuzz")
+    if os.access(lossfuzz, os.X_OK):
+        read_losses(json.loads(subprocess.run([lossfuzz, "describe", "--json"], check=True, capture_output=True,
+                                              text=True).stdout)["losses"])
     workdir, keep = make_workdir(args)
     try:
         t0 = time.monotonic()

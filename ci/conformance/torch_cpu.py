@@ -8,7 +8,7 @@ import warnings
 
 # The error table and the classification are the product's (python/lossfuzz_torch.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from lossfuzz_torch import BCE, BCE_PROBS, CE, MULTI_MARGIN, NLL, classify_error  # noqa: E402
+from lossfuzz_torch import classify_error  # noqa: E402
 from torch_cases import dtype_name  # noqa: E402
 
 try:
@@ -18,13 +18,9 @@ except Exception:  # torch_cases reports the import error
     torch = F = None
 
 
-LOSS_FNS = {CE: F.cross_entropy, NLL: F.nll_loss, BCE: F.binary_cross_entropy_with_logits,
-            BCE_PROBS: F.binary_cross_entropy, MULTI_MARGIN: F.multi_margin_loss}
-
-
 def run_torch(case):
     """Run the torch function for the case; return its outcome dict."""
-    loss_fn = LOSS_FNS[case.loss]
+    loss_fn = getattr(F, case.loss)  # a loss's name is its torch.nn.functional's
     kwargs = {k: v for k, v in case.tensors.items() if k in ("weight", "pos_weight")}
     kwargs.update(case.options)
     try:
@@ -41,7 +37,7 @@ def run_torch_backward(case, upstream):
     """d input of the case's loss by autograd, given the upstream gradient
     (a flat list, the result's values): a flat list of floats, or None where
     torch raises in backward."""
-    loss_fn = LOSS_FNS[case.loss]
+    loss_fn = getattr(F, case.loss)  # a loss's name is its torch.nn.functional's
     kwargs = {k: v for k, v in case.tensors.items() if k in ("weight", "pos_weight")}
     kwargs.update(case.options)
     x = case.tensors["input"].detach().clone().requires_grad_()

@@ -58,6 +58,16 @@ const char *lf_harm_label(int harm); /* a rank's heading: "Silent wrong values o
 typedef struct {
     const char *id, *device, *since, *until, *source, *what;
 } lf_known_difference;
+/* An entry and its rule: whether a case and PyTorch's answer t (or a kernel's, on a PyTorch of its own) are
+ * the difference it describes, against the spec's s. A loss's own are in its row (lf_loss_row.h). */
+typedef struct lf_known_rule {
+    lf_known_difference entry;
+    bool (*rule)(const lf_case *c, const lf_result *s, const lf_result *t);
+} lf_known_rule;
+/* The rules' shared questions: both answers ok; r a host error of class `error` (NULL: any), or a kernel's
+ * rejection in its own words where PyTorch's own is not "unsupported". */
+bool lf_known_both_ok(const lf_result *s, const lf_result *t);
+bool lf_known_host_error(const lf_result *r, const char *error);
 
 typedef struct {
     /* The results first: lf_oracle_check initializes each (lf_result_init)

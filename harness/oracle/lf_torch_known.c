@@ -1,11 +1,12 @@
-/* lf_torch_known.c - the rules of the known differences (lf_torch_known.def): for
- * each entry, whether a case and PyTorch's answer t (or a kernel's, on a PyTorch of
+/* lf_torch_known.c - the rules of the known differences (lf_torch_known.def, and
+ * each loss's own in its row): for each entry, whether a case and PyTorch's answer t (or a kernel's, on a PyTorch of
  * its own) are the difference it describes. The entry's device and versions are
  * checked here once; a rule reads only the case and the two answers. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lf_loss_row.h"
 #include "lf_oracle.h"
 #include "lf_problem.h"
 
@@ -43,7 +44,7 @@ static bool reads_int32_labels(const lf_case *c)
     return false;
 }
 
-static bool ok_both(const lf_result *s, const lf_result *t)
+bool lf_known_both_ok(const lf_result *s, const lf_result *t)
 {
     return s->kind == LF_OUTCOME_OK && t->kind == LF_OUTCOME_OK;
 }
@@ -51,7 +52,7 @@ static bool ok_both(const lf_result *s, const lf_result *t)
  * as its PyTorch does wherever that PyTorch raises: a listed rejection (a dtype the CPU
  * checks first) is not a false alarm for a kernel that follows it. A missing kernel
  * (unsupported) is PyTorch's own word only. */
-static bool host_error(const lf_result *r, const char *error)
+bool lf_known_host_error(const lf_result *r, const char *error)
 {
     return r->kind == LF_OUTCOME_HOST_ERROR && (!error || !strcmp(r->error, error) ||
                                                 (!strcmp(r->error, "kernel_rejected") && strcmp(error, "unsupported")));
@@ -65,7 +66,7 @@ static bool class_loss(const lf_case *c) /* nll_loss's family */
 
 RULE(nll_1d_ignored_mean)
 {
-    return ok_both(s, t) && class_loss(c) && c->input.ndim == 1 && c->target.numel == 1 &&
+    return lf_known_both_ok(s, t) && class_loss(c) && c->input.ndim == 1 && c->target.numel == 1 &&
            lf_load_i64(c->target.data, c->target.dtype, 0) == c->ignore_index && c->reduction == LF_REDUCTION_MEAN &&
            t->n == 1 && isnan(t->values[0]);
 }
@@ -73,14 +74,14 @@ RULE(nll2d_cpu_order)
 {
     if (!class_loss(c) || c->input.ndim < 3 || s->kind != LF_OUTCOME_HOST_ERROR) return false;
     bool u8_refused = !strcmp(s->error, "target_dtype") && c->target.dtype == LF_U8;
-    return (host_error(t, "target_dtype") && strcmp(s->error, "target_dtype")) ||
-           (u8_refused && (t->kind == LF_OUTCOME_OK || host_error(t, "weight_dtype") || host_error(t, "weight_shape") ||
-                           t->kind == LF_OUTCOME_DEVICE_ASSERT));
+    return (lf_known_host_error(t, "target_dtype") && strcmp(s->error, "target_dtype")) ||
+           (u8_refused && (t->kind == LF_OUTCOME_OK || lf_known_host_error(t, "weight_dtype") ||
+                           lf_known_host_error(t, "weight_shape") || t->kind == LF_OUTCOME_DEVICE_ASSERT));
 }
 RULE(nll2d_empty_dtype)
 {
     return s->kind == LF_OUTCOME_OK && lf_class_dtype_checks_skipped(c) &&
-           (host_error(t, "target_dtype") || host_error(t, "weight_dtype"));
+           (lf_known_host_error(t, "target_dtype") || lf_known_host_error(t, "weight_dtype"));
 }
 RULE(nll2d_int32_labels)
 {
@@ -90,7 +91,7 @@ RULE(nll2d_int32_labels)
 }
 RULE(nll2d_narrowed_ignore)
 {
-    return c->loss != LF_LOSS_MULTI_MARGIN && ok_both(s, t) && !strcmp(s->silent, "label_truncated");
+    return c->loss != LF_LOSS_MULTI_MARGIN && lf_known_both_ok(s, t) && !strcmp(s->silent, "label_truncated");
 }
 RULE(nll2d_wide_ignore_asserts)
 {
@@ -105,40 +106,43 @@ RULE(margin_int_label)
 }
 RULE(f16_sum_in_f16)
 {
-    return ok_both(s, t) && t->out_dtype == LF_F16 && c->reduction != LF_REDUCTION_NONE && t->n >= 1 &&
+    return lf_known_both_ok(s, t) && t->out_dtype == LF_F16 && c->reduction != LF_REDUCTION_NONE && t->n >= 1 &&
            isinf(t->values[0]);
 }
 RULE(no_kernel)
 {
     (void)c, (void)s;
-    return host_error(t, "unsupported");
+    return lf_known_host_error(t, "unsupported");
 }
 RULE(meta_target_dtype_on_empty)
 {
-    return host_error(s, "target_dtype") && c->input.ndim <= 2 && c->target.numel == 0 && t->kind == LF_OUTCOME_OK;
+    return lf_known_host_error(s, "target_dtype") && c->input.ndim <= 2 && c->target.numel == 0 &&
+           t->kind == LF_OUTCOME_OK;
 }
 RULE(target_dtype_checked_later)
 {
-    return class_loss(c) && host_error(s, "target_dtype") && t->kind == LF_OUTCOME_HOST_ERROR &&
+    return class_loss(c) && lf_known_host_error(s, "target_dtype") && t->kind == LF_OUTCOME_HOST_ERROR &&
            (!strncmp(t->error, "weight_", 7) || (!strcmp(t->error, "target_shape") && c->target.ndim == 0));
 }
 RULE(bce_dtype_before_broadcast)
 {
-    return c->loss == LF_LOSS_BCE_WITH_LOGITS && host_error(s, "broadcast") && host_error(t, "bce_target_dtype");
+    return c->loss == LF_LOSS_BCE_WITH_LOGITS && lf_known_host_error(s, "broadcast") &&
+           lf_known_host_error(t, "bce_target_dtype");
 }
 RULE(one_d_target_1_13)
 {
-    return !ok_both(s, t) && class_loss(c) && c->input.ndim == 1 && c->target.ndim == 1 &&
+    return !lf_known_both_ok(s, t) && class_loss(c) && c->input.ndim == 1 && c->target.ndim == 1 &&
            (c->loss == LF_LOSS_NLL || c->target.shape[0] != c->input.shape[0]);
 }
 RULE(margin_weight_size_1_13)
 {
     /* it goes on to what comes next: a result, the label's range, the target's dtype */
-    return c->loss == LF_LOSS_MULTI_MARGIN && host_error(s, "weight_shape") && !host_error(t, "weight_shape");
+    return c->loss == LF_LOSS_MULTI_MARGIN && lf_known_host_error(s, "weight_shape") &&
+           !lf_known_host_error(t, "weight_shape");
 }
 RULE(bf16_spatial_log_softmax)
 {
-    return ok_both(s, t) && c->input.dtype == LF_BF16 && c->input.ndim >= 3 &&
+    return lf_known_both_ok(s, t) && c->input.dtype == LF_BF16 && c->input.ndim >= 3 &&
            (non_finite_where_finite(s, t) || any_non_finite(t->grad[LF_GRAD_INPUT].values, t->grad[LF_GRAD_INPUT].n));
 }
 /* t differs from the spec where either is not finite: the dtype's range decides there, by the chain's order */
@@ -150,12 +154,8 @@ static bool differs_past_range(const lf_result *s, const lf_result *t)
 }
 RULE(bce_nan_past_range)
 {
-    return ok_both(s, t) && !lf_loss_has_classes(c->loss) && (nan_where_number(s, t) || differs_past_range(s, t));
-}
-RULE(bce_target_unchecked)
-{
-    return c->loss == LF_LOSS_BCE && s->kind == LF_OUTCOME_DEVICE_ASSERT && s->cond_id == LF_COND_BCE_TARGET &&
-           t->kind != LF_OUTCOME_DEVICE_ASSERT;
+    return lf_known_both_ok(s, t) && !lf_loss_has_classes(c->loss) &&
+           (nan_where_number(s, t) || differs_past_range(s, t));
 }
 RULE(nll2d_grad_contiguous)
 {
@@ -164,21 +164,11 @@ RULE(nll2d_grad_contiguous)
            strstr(t->grad[LF_GRAD_INPUT].message, "grad_input must be contiguous");
 }
 
-RULE(bce_log1p_cpu)
-{
-    bool inf_weight = false;
-    for (int64_t i = 0; c->weight.present && i < c->weight.numel; i++)
-        inf_weight |= isinf(lf_load_f64(c->weight.data, c->weight.dtype, i));
-    if (c->loss != LF_LOSS_BCE || !ok_both(s, t) || !inf_weight) return false;
-    for (int64_t i = 0; i < t->n && i < s->n; i++)
-        if (isnan(s->values[i]) && isinf(t->values[i])) return true;
-    return false;
-}
 RULE(prob_row_sum_16bit_cpu)
 {
     lf_dtype d = c->input.dtype;
     if (!lf_loss_has_classes(c->loss) || !lf_dtype_is_float(c->target.dtype) || (d != LF_F16 && d != LF_BF16) ||
-        !ok_both(s, t))
+        !lf_known_both_ok(s, t))
         return false;
     double units = ceil(log2((double)(lf_case_classes(c) > 1 ? lf_case_classes(c) : 2))) * lf_dtype_eps(d);
     bool off = false;
@@ -191,15 +181,12 @@ RULE(prob_row_sum_16bit_cpu)
     return off;
 }
 
-typedef bool (*known_rule)(const lf_case *c, const lf_result *s, const lf_result *t);
-static const struct {
-    lf_known_difference entry;
-    known_rule rule;
-} known[] = {
+static const lf_known_rule known[] = {
 #define LF_KNOWN(id, device, since, until, source, what) {{#id, device, since, until, source, what}, id},
 #include "lf_torch_known.def"
 #undef LF_KNOWN
 };
+#define N_SHARED LF_COUNT_OF(known)
 
 /* "MAJOR.MINOR..." as MAJOR * 1000 + MINOR; -1 when it is not a version. */
 static int version_number(const char *v)
@@ -216,9 +203,14 @@ static bool holds_for(const lf_known_difference *e, const char *device, const ch
     return (!e->since[0] || v >= version_number(e->since)) && (!e->until[0] || v < version_number(e->until));
 }
 
+/* The i-th entry: the shared ones, then each loss's own in the losses' order. */
 const lf_known_difference *lf_known_difference_at(int i)
 {
-    return i >= 0 && i < (int)(sizeof known / sizeof known[0]) ? &known[i].entry : NULL;
+    if (i >= 0 && i < N_SHARED) return &known[i].entry;
+    i -= N_SHARED;
+    for (int l = 0; i >= 0 && l < LF_LOSS_COUNT; i -= lf_loss_row_of((lf_loss)l++)->n_known)
+        if (i < lf_loss_row_of((lf_loss)l)->n_known) return &lf_loss_row_of((lf_loss)l)->known[i].entry;
+    return NULL;
 }
 
 const lf_known_difference *lf_torch_known_difference(const lf_case *c, const lf_result *s, const lf_result *t,
@@ -233,7 +225,11 @@ const lf_known_difference *lf_torch_known_difference(const lf_case *c, const lf_
         logits.input.shape[logits.input.ndim - 1] = c->linear_weight.ndim ? c->linear_weight.shape[0] : 0;
         c = &logits;
     }
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    for (int i = 0; i < N_SHARED; i++)
         if (holds_for(&known[i].entry, device, version) && known[i].rule(c, s, t)) return &known[i].entry;
+    const lf_loss_row *row = lf_loss_row_of(c->loss);
+    for (int i = 0; i < row->n_known; i++)
+        if (holds_for(&row->known[i].entry, device, version) && row->known[i].rule(c, s, t))
+            return &row->known[i].entry;
     return NULL;
 }

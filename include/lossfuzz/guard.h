@@ -19,11 +19,12 @@
 extern "C" {
 #endif
 
-#define LOSSFUZZ_GUARD_ABI 2u /* 2: lossfuzz_call renamed lossfuzz_guard_call (kernel.h has its own) */
+/* 2: lossfuzz_call renamed lossfuzz_guard_call (kernel.h has its own); 3: lossfuzz_guard_loss */
+#define LOSSFUZZ_GUARD_ABI 3u
 
 /* One loss call, as torch.nn.functional takes it. */
 typedef struct {
-    const char *loss; /* "cross_entropy", "nll_loss" or "binary_cross_entropy_with_logits" */
+    const char *loss; /* "cross_entropy", ...: one lossfuzz_guard_loss names */
     const DLTensor *input, *target;
     const DLTensor *weight;     /* NULL: none */
     const DLTensor *pos_weight; /* NULL: none (BCE-with-logits only) */
@@ -46,6 +47,10 @@ typedef struct {
  * themselves are unusable (a NULL tensor, a dtype DLPack names that PyTorch
  * has no loss for, a tensor not on the CPU): out->message says which. */
 int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out);
+
+/* The name of the i-th loss a call can name, one a call's fields hold every
+ * option of (not multi_margin_loss's p and margin); NULL past the end. */
+const char *lossfuzz_guard_loss(unsigned i);
 
 /* LOSSFUZZ_GUARD_ABI of the library: a caller built against another refuses it. */
 unsigned lossfuzz_guard_abi(void);

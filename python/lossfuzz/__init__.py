@@ -45,7 +45,6 @@ from .fuzzing import Campaign, CaseResult, Finding, FindingsError, LossfuzzError
 
 __all__ = ["check", "capture", "GuardError", "LossfuzzWarning", "fuzz", "check_kernel", "Campaign", "CaseResult",
            "Finding", "FindingsError", "LossfuzzError"]
-_LOSSES = ("cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "binary_cross_entropy")
 _lib = None
 
 
@@ -71,6 +70,15 @@ def _guard():
     if _lib is None:
         _lib = _native.load()
     return _lib
+
+
+@functools.lru_cache(maxsize=None)
+def _losses():
+    """The losses check() takes: the guard library's (lossfuzz_guard_loss)."""
+    names = []
+    while _guard().lossfuzz_guard_loss(len(names)):
+        names.append(_guard().lossfuzz_guard_loss(len(names)).decode())
+    return tuple(names)
 
 
 def _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, label_smoothing):
@@ -103,10 +111,10 @@ def _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, l
 def check(input, target, weight=None, *, loss="cross_entropy", pos_weight=None, ignore_index=-100, reduction="mean",
           label_smoothing=0.0, **_ignored):
     """Raises GuardError where PyTorch would not compute the loss as asked;
-    the keywords are F.cross_entropy's, nll_loss's,
-    binary_cross_entropy_with_logits's and binary_cross_entropy's (loss= says which)."""
-    if loss not in _LOSSES:
-        raise ValueError("lossfuzz.check: loss must be one of %s" % ", ".join(_LOSSES))
+    the keywords are those of the torch.nn.functional loss loss= names (one
+    the guard library serves: cross_entropy by default)."""
+    if loss not in _losses():
+        raise ValueError("lossfuzz.check: loss must be one of %s" % ", ".join(_losses()))
     v = _verdict(loss, input, target, weight, pos_weight, ignore_index, reduction, label_smoothing)
     if not v["accepted"]:
         raise GuardError(v)
@@ -121,7 +129,7 @@ def capture(path):
     options as metadata) and the GuardError raised. So is a call that raised
     anyway: its tensors were readable, as a host error leaves them."""
     import torch.nn.functional as F
-    originals = {name: getattr(F, name) for name in _LOSSES}
+    originals = {name: getattr(F, name) for name in _losses()}
 
     def wrap(name, fn):
         @functools.wraps(fn)

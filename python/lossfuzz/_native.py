@@ -3,7 +3,7 @@ ctypes, and torch tensors as DLPack's DLTensor structs it reads."""
 import ctypes
 import os
 
-ABI = 2
+ABI = 3
 
 
 class DLDevice(ctypes.Structure):
@@ -58,6 +58,8 @@ def load():
         lib.lossfuzz_guard_check.restype = ctypes.c_int
         lib.lossfuzz_guard_abi.restype = ctypes.c_uint
         lib.lossfuzz_guard_devices.restype = ctypes.c_uint
+        lib.lossfuzz_guard_loss.argtypes = [ctypes.c_uint]
+        lib.lossfuzz_guard_loss.restype = ctypes.c_char_p
         if lib.lossfuzz_guard_abi() != ABI:
             raise ImportError("%s has guard ABI %d, this package speaks %d" % (path, lib.lossfuzz_guard_abi(), ABI))
         return lib

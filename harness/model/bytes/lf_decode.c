@@ -406,7 +406,7 @@ static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byt
     layout(&c->target, prm[P_TGT_LAYOUT]);
 }
 
-/* binary_cross_entropy's probabilities from the values read (lf_params.h: IA_*). */
+/* A probability input's values (a loss's LF_LOSS_PROB_INPUT) from the values read (lf_params.h: IA_*). */
 static void probabilities(lf_tensor *t, int mode)
 {
     for (int64_t i = 0; i < t->numel && mode != IA_RAW; i++) {
@@ -480,7 +480,7 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     lf_dtype td = lf_p_prob_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_prob_dtypes)];
     alloc(&c->target, td == LF_DTYPE_COUNT ? in_dtype : td, tndim, tshape);
     logits(pr, &c->input, V_RAW, prm[P_FILL], lay, fill);
-    if (fill && c->loss == LF_LOSS_BCE) probabilities(&c->input, prm[P_SMOOTHING] % IA_COUNT);
+    if (fill && lf_loss_of(c->loss)->prob_input) probabilities(&c->input, prm[P_SMOOTHING] % IA_COUNT);
     lay->n_values += (size_t)c->target.numel; /* the mutator treats targets like logits */
     if (fill)
         prob_values(pr, &c->target, prm[P_VALUE_MODE] % PV_COUNT);

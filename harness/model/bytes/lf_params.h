@@ -98,7 +98,7 @@ typedef struct {
         BYTE, DIVISOR, LF_VALUES VALUES                                                                                \
     }
 static const lf_option_byte lf_option_bytes[LF_OPTION_COUNT] = {
-#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, LOSSES, BYTE, ...) [LF_OPTION_##ID] = BYTE,
+#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, BYTE, ...) [LF_OPTION_##ID] = BYTE,
 #include "lf_options.def"
 };
 
@@ -175,7 +175,8 @@ enum {
 enum { V_RAW, V_OFFSET, V_SCALED, V_MASKED, V_COUNT };
 /* Probability targets: as given, one-hot, normalized rows, clamped to [0, 1]. */
 enum { PV_RAW, PV_ONE_HOT, PV_NORMALIZED, PV_CLAMPED, PV_COUNT };
-/* binary_cross_entropy's input, from the smoothing byte (it takes no smoothing):
+/* A probability input (lf_losses.def's LF_LOSS_PROB_INPUT), from the smoothing
+ * byte (such a loss takes no smoothing):
  * as given (seeds made from cases), sigmoid of it in the dtype, clamped to
  * [0, 1], or sigmoid with its first element one unit of the dtype past 1 (a
  * sigmoid rounded past 1 in half precision). A NaN stays NaN. */

@@ -1,11 +1,13 @@
 /* lf_describe.c - the facts the Python worker reads from the C side, as JSON
- * (`lossfuzz describe --json`; the executor hands them to each worker). */
+ * (`lossfuzz describe --json`; the executor hands them to each worker); with
+ * the losses' rows, so it is built into lf_core. */
 #include "lf_describe.h"
 
 #include <string.h>
 
 #include "lf_case.h"
 #include "lf_errors.h"
+#include "lf_loss_row.h"
 
 static json_t *words(const char *text) /* "input target" -> ["input", "target"] */
 {
@@ -27,9 +29,17 @@ static json_t *loss_json(lf_loss l)
         if (L->targets & LF_TAKES(k)) json_array_append_new(targets, json_string(target_kinds[k]));
     for (int o = 0; o < LF_OPTION_COUNT; o++)
         if (lf_loss_options(l) >> o & 1) json_array_append_new(options, json_string(lf_option_of(o)->name));
-    return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o}", "name", L->name, "targets", targets, "options", options,
-                     "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional",
-                     words(L->positional));
+    /* PyTorch's messages only it raises, and the CPU's words where CUDA asserts (its home's row) */
+    const lf_loss_row *row = lf_loss_row_of(l);
+    json_t *messages = json_array();
+    for (int i = 0; i < row->n_messages; i++)
+        json_array_append_new(messages, json_pack("[s, s]", row->messages[i].pattern, row->messages[i].error));
+    json_t *cpu_assert = row->cpu_assert_pattern ? json_pack("[s, s, s?]", row->cpu_assert_exception,
+                                                             row->cpu_assert_pattern, row->cpu_assert_error)
+                                                 : json_null();
+    return json_pack("{s:s, s:o, s:o, s:b, s:b, s:o, s:o, s:o}", "name", L->name, "targets", targets, "options",
+                     options, "log_softmax", L->log_softmax, "fused_linear", L->fused_linear, "positional",
+                     words(L->positional), "messages", messages, "cpu_assert", cpu_assert);
 }
 
 json_t *lf_describe(void)

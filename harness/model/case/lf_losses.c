@@ -6,26 +6,21 @@
 /* The columns other floors read are not expanded here. */
 #define HAS(FLAGS, FLAG) (((FLAGS) & (FLAG)) != 0)
 static const lf_loss_info losses[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, ...)                                                             \
-    [LF_LOSS_##ID] = {NAME, TARGETS, HAS(FLAGS, LF_LOSS_LOG_SOFTMAX), HAS(FLAGS, LF_LOSS_FUSED_LINEAR), POSITIONAL},
+#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, OPTIONS, ...)                                                    \
+    [LF_LOSS_##ID] = {NAME,                                                                                            \
+                      TARGETS,                                                                                         \
+                      HAS(FLAGS, LF_LOSS_LOG_SOFTMAX),                                                                 \
+                      HAS(FLAGS, LF_LOSS_FUSED_LINEAR),                                                                \
+                      HAS(FLAGS, LF_LOSS_PROB_INPUT),                                                                  \
+                      POSITIONAL,                                                                                      \
+                      OPTIONS},
 #include "lf_losses.def"
 #undef LF_LOSS
 };
 
 const lf_loss_info *lf_loss_of(lf_loss l) { return &losses[l < LF_LOSS_COUNT ? l : 0]; }
 const char *lf_loss_name(lf_loss l) { return l < LF_LOSS_COUNT ? losses[l].name : "?"; }
-
-unsigned lf_loss_options(lf_loss l)
-{
-    static const unsigned takers[LF_OPTION_COUNT] = {
-#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, LOSSES, ...) [LF_OPTION_##ID] = LOSSES,
-#define LF_TENSOR_OPTION(ID, NAME, FAMILY, LOSSES, ...) [LF_OPTION_##ID] = LOSSES,
-#include "lf_options.def"
-    };
-    unsigned bits = 0;
-    for (int o = 0; o < LF_OPTION_COUNT; o++) bits |= (takers[o] >> l & 1u) << o;
-    return bits;
-}
+unsigned lf_loss_options(lf_loss l) { return lf_loss_of(l)->options; }
 
 bool lf_loss_has_classes(lf_loss l) { return (lf_loss_of(l)->targets & LF_TAKES(LF_CLASS_TARGETS)) != 0; }
 

@@ -8,17 +8,16 @@
 #include "lf_options.h" /* LF_OPT_* */
 
 #define LF_TAKES(kind) (1u << (kind)) /* a loss's TARGETS bit for an lf_targets_kind */
-/* lf_options.def's LOSSES: the losses that take an option */
-#define LF_LOSS_BIT(ID) (1u << LF_LOSS_##ID)
-#define LF_CROSS_ENTROPIES (LF_LOSS_BIT(CROSS_ENTROPY) | LF_LOSS_BIT(LINEAR_CROSS_ENTROPY))
-enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2 };
+enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2, LF_LOSS_PROB_INPUT = 4 }; /* its FLAGS */
 
 typedef struct {
     const char *name;       /* PyTorch's (or the composition's) name: "cross_entropy" */
     unsigned targets;       /* LF_TAKES(kind) bits */
     bool log_softmax;       /* log_softmax over the classes first */
     bool fused_linear;      /* input is hidden states; classes are linear_weight's rows */
+    bool prob_input;        /* input holds probabilities in [0, 1] */
     const char *positional; /* the call's tensors before its keywords, space-separated */
+    unsigned options;       /* LF_OPT_* bits: the options it takes besides reduction */
 } lf_loss_info;
 
 typedef enum {
@@ -30,7 +29,7 @@ typedef enum {
 
 const lf_loss_info *lf_loss_of(lf_loss l);
 const char *lf_loss_name(lf_loss l);
-/* The options it takes besides reduction: LF_OPT_* bits, from lf_options.def's LOSSES. */
+/* The options it takes besides reduction: LF_OPT_* bits, its row's OPTIONS. */
 unsigned lf_loss_options(lf_loss l);
 bool lf_loss_parse(const char *name, lf_loss *out);
 /* The losses (not fused linears) that take targets of any of `kinds`

@@ -13,9 +13,9 @@
 #define LF_ANY false, 0, 0
 #define LF_IN(LO, HI) true, LO, HI
 static const lf_option_info options[LF_OPTION_COUNT] = {
-#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, LOSSES, BYTE, MEANING)                                       \
+#define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, BYTE, MEANING)                                               \
     [LF_OPTION_##ID] = {#NAME, LF_TYPE_##TYPE, FAMILY, DEFAULT, VALID, MEANING},
-#define LF_TENSOR_OPTION(ID, NAME, FAMILY, LOSSES, MEANING)                                                            \
+#define LF_TENSOR_OPTION(ID, NAME, FAMILY, MEANING)                                                                    \
     [LF_OPTION_##ID] = {#NAME, LF_TYPE_tensor, FAMILY, 0, LF_ANY, MEANING},
 #include "lf_options.def"
 };

@@ -30,10 +30,11 @@ int64_t lf_spec_first_assert(const lf_case *c, const lf_problem *p);
  * nll_loss2d_forward_kernel read narrowed into a class), or -1. */
 int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p);
 
-/* A host error PyTorch raises after the NLL kernels ran, in label smoothing
- * with class weights: the weight viewed along the class dim needs its
- * elements along dim 0, and reduction mean's weight.gather(0, target) needs
- * int64 targets. Fills r and returns true when one applies. */
+/* A host error PyTorch raises after the loss's kernels ran: its row's
+ * (error_after), or in label smoothing with class weights: the weight viewed
+ * along the class dim needs its elements along dim 0, and reduction mean's
+ * weight.gather(0, target) needs int64 targets. Fills r and returns true when
+ * one applies. */
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r);
 
 /* On a call whose forward PyTorch computes (lf_spec_run ok): whether its
@@ -53,8 +54,8 @@ void lf_spec_mark_narrowed(const lf_case *c, const lf_problem *p, lf_result *r);
 /* The whole spec: plan, asserts, then values. */
 void lf_spec_run(const lf_case *c, lf_result *r);
 
-/* BCE's log_weight = (pos_weight - 1).mul(target).add_(1), each op stored in its dtype (Loss.cpp). */
-double lf_spec_bce_log_weight(const lf_case *c, const lf_problem *p, double pw, double y);
+/* BCE-with-logits' log_weight = (pos_weight - 1).mul(target).add_(1), each op stored in its dtype (Loss.cpp). */
+double lf_spec_pos_log_weight(const lf_case *c, const lf_problem *p, double pw, double y);
 /* One row's logits as the loss reads them: as given, or the LLM family's
  * cap(scale * x) (lf_spec_llm.c); and the family's terms of the row. */
 typedef struct {
@@ -96,24 +97,21 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_
  * beyond their rounding (NULL: exact, the input as given). */
 void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r);
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g);
-/* The losses' hooks, declared from their table (harness/model/case/lf_losses.def; dispatched by
- * lf_spec_losses.c): a loss's plan, the run and gradients of a loss computed on its input as given
- * (lf_spec_plan.c, lf_spec_eval.c, lf_spec_grad.c), fused linear + cross-entropy's (lf_spec_linear.c),
- * and those of a loss's own spec file (lf_spec_margin.c, lf_spec_bce.c). */
-#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                              \
-    bool lf_spec_##PLAN(const lf_case *c, lf_problem *p, lf_result *r);                                                \
-    void lf_spec_##RUN(const lf_case *c, lf_result *r);                                                                \
-    void lf_spec_##GRAD(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
-#include "lf_losses.def"
-#undef LF_LOSS
-/* The routing of a call that passed a loss's host checks into the problem its
- * kernels run (lf_spec_bce.c, lf_spec_margin.c): the spec's plan ends with it,
- * and the guard, whose host checks are its own, shares it on purpose - which
- * kernels run on what is a fact of PyTorch's, not a check. */
-void lf_spec_route_bce_probs(const lf_case *c, lf_problem *p);
+/* The hooks the losses' rows share (harness/losses/): the plans of the
+ * class-index losses and of BCE-with-logits (lf_spec_plan.c), the run and
+ * gradients of a loss computed on its input as given (lf_spec_eval.c,
+ * lf_spec_grad.c), and fused linear + cross-entropy's (lf_spec_linear.c). */
+bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r);
+bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r);
+bool lf_spec_plan_bce_logits(const lf_case *c, lf_problem *p, lf_result *r);
+void lf_spec_run_direct(const lf_case *c, lf_result *r);
+void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+void lf_spec_linear_run(const lf_case *c, lf_result *r);
+void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
+bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r);
+void lf_spec_run_multi_margin(const lf_case *c, lf_result *r);
+void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_route_multi_margin(const lf_case *c, lf_problem *p);
-/* binary_cross_entropy's error after its kernel: a weight broadcast past the input (loss.mul_). */
-bool lf_spec_bce_error_after(const lf_case *c, lf_result *r);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */
 void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r);

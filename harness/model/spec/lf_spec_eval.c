@@ -154,7 +154,7 @@ static row_terms prob_row(const lf_case *c, const lf_problem *p, int64_t base, c
     return t;
 }
 
-double lf_spec_bce_log_weight(const lf_case *c, const lf_problem *p, double pw, double y)
+double lf_spec_pos_log_weight(const lf_case *c, const lf_problem *p, double pw, double y)
 {
     lf_dtype lw = (lf_dtype)p->lw_dtype;
     /* .mul casts both operands to the result type first: a 0-d float32 1e30 is inf in float16 */
@@ -179,7 +179,7 @@ static row_terms bce_element(const lf_case *c, const lf_problem *p, int64_t i)
     double log_sig = lf_dtype_round(in, fmin(0.0, x) - log1p(exp(-fabs(x)))), log_weight = 1;
     bool sig_may_be_0 = fabs(log_sig) <= lf_dtype_eps(in); /* log(1 + e^-x) formed in the dtype is 0 */
     if (p->has_pos_weight) {
-        log_weight = lf_spec_bce_log_weight(c, p, pw, y);
+        log_weight = lf_spec_pos_log_weight(c, p, pw, y);
         /* inf or NaN in its dtype only (a 0-d pos_weight of 1e30 cast to float16): PyTorch's, not the loss's */
         if (!isfinite(log_weight) && isfinite((pw - 1) * y + 1)) t.undecided = true;
         log_sig = lf_dtype_round(in, log_sig * log_weight);

@@ -153,7 +153,7 @@ static void bce_element(const grad_ctx *x, int64_t i, double up)
     bool undecided =
         !isfinite(w) || !isfinite(pw) || past_range(x, fabs(t) + fabs(y)) || past_range(x, fabs(up * w) * mag);
     /* a log_weight past its dtype's range (inf, or inf * 0: NaN) in PyTorch's chain, not in the exact one */
-    if (p->has_pos_weight && !isfinite(lf_spec_bce_log_weight(c, p, pw, y))) undecided = true;
+    if (p->has_pos_weight && !isfinite(lf_spec_pos_log_weight(c, p, pw, y))) undecided = true;
     put(x->g, i, d * up * w, undecided ? LF_SCALE_UNDECIDED : fabs(up * w) * mag);
 }
 

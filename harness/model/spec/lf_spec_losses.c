@@ -1,19 +1,9 @@
-/* lf_spec_losses.c - the spec's entry points, dispatched by the loss table's
- * hook columns (harness/model/case/lf_losses.def). */
+/* lf_spec_losses.c - the spec's entry points, dispatched by each loss's row
+ * (its home, harness/losses/; lf_loss_row.h). */
 #include <string.h>
 
+#include "lf_loss_row.h"
 #include "lf_spec.h"
-
-static const struct {
-    bool (*plan)(const lf_case *, lf_problem *, lf_result *);
-    void (*run)(const lf_case *, lf_result *);
-    void (*grad)(const lf_case *, const double *, lf_result *);
-} hooks[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, PLAN, RUN, GRAD)                              \
-    [LF_LOSS_##ID] = {lf_spec_##PLAN, lf_spec_##RUN, lf_spec_##GRAD},
-#include "lf_losses.def"
-#undef LF_LOSS
-};
 
 bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r)
 {
@@ -23,7 +13,7 @@ bool lf_spec_plan(const lf_case *c, lf_problem *p, lf_result *r)
                         c->reduction_name);
         return false;
     }
-    return hooks[c->loss].plan(c, p, r);
+    return lf_loss_row_of(c->loss)->plan(c, p, r);
 }
 
 /* Whether the case's classes run last (logits [B, d.., V]) where PyTorch's run along dim 1. */
@@ -85,12 +75,12 @@ void lf_spec_run(const lf_case *c, lf_result *r)
 {
     lf_case pc;
     if (!classes_last(c)) {
-        hooks[c->loss].run(c, r);
+        lf_loss_row_of(c->loss)->run(c, r);
         return;
     }
     lf_result_init(r);
     if (!pytorch_layout(c, &pc, r)) return;
-    hooks[c->loss].run(&pc, r);
+    lf_loss_row_of(c->loss)->run(&pc, r);
     free_layout(&pc);
 }
 
@@ -99,11 +89,11 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_
     lf_case pc;
     for (int k = 0; k < LF_GRAD_PARTS; k++) lf_result_init(&g[k]);
     if (!classes_last(c)) {
-        hooks[c->loss].grad(c, upstream, g);
+        lf_loss_row_of(c->loss)->grad(c, upstream, g);
         return;
     }
     if (!pytorch_layout(c, &pc, &g[LF_GRAD_INPUT])) return;
-    hooks[c->loss].grad(&pc, upstream, g);
+    lf_loss_row_of(c->loss)->grad(&pc, upstream, g);
     lf_result *gi = &g[LF_GRAD_INPUT];
     if (gi->kind == LF_OUTCOME_OK && gi->n == c->input.numel) { /* d input back to the caller's layout */
         lf_tensor t = pc.input, values, moved;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lf_loss_row.h"
 #include "lf_problem.h"
 #include "lf_shape.h"
 #include "lf_spec.h"
@@ -201,7 +202,7 @@ static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
     return true;
 }
 
-bool lf_spec_plan_bce(const lf_case *c, lf_problem *p, lf_result *r) { return plan_bce(c, p, r); }
+bool lf_spec_plan_bce_logits(const lf_case *c, lf_problem *p, lf_result *r) { return plan_bce(c, p, r); }
 
 bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r)
 {
@@ -264,7 +265,8 @@ int64_t lf_spec_gather_assert(const lf_case *c, const lf_problem *p)
 bool lf_spec_error_after_nll(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
-    if (p->kernels == LF_KERNELS_BCE) return lf_spec_bce_error_after(c, r);
+    const lf_loss_row *row = lf_loss_row_of(c->loss);
+    if (row->error_after) return row->error_after(c, p, r);
     if (!(p->targets == LF_CLASS_TARGETS && p->label_smoothing > 0)) return false;
     /* The smoothing term views the weight as [1, .., weight.size(0), .., 1]:
      * nll_loss counted its elements only, this needs them along dim 0. */

@@ -15,6 +15,16 @@
 
 unsigned lossfuzz_guard_abi(void) { return LOSSFUZZ_GUARD_ABI; }
 
+const char *lossfuzz_guard_loss(unsigned i)
+{
+    const unsigned fields =
+        LF_OPT_WEIGHT | LF_OPT_POS_WEIGHT | LF_OPT_IGNORE_INDEX | LF_OPT_LABEL_SMOOTHING | LF_OPT_LLM;
+    for (int l = 0; l < LF_LOSS_COUNT; l++)
+        if (!lf_loss_of((lf_loss)l)->fused_linear && !(lf_loss_options((lf_loss)l) & ~fields) && i-- == 0)
+            return lf_loss_name((lf_loss)l);
+    return NULL;
+}
+
 unsigned lossfuzz_guard_devices(void)
 {
     const char *why;
@@ -114,9 +124,11 @@ int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out)
     int rc = -1;
     if (!call || !call->input || !call->target || !call->loss || !lf_loss_parse(call->loss, &c.loss) ||
         lf_loss_of(c.loss)->fused_linear) {
-        snprintf(err, sizeof err,
-                 "a call needs input, target and a loss the table names (cross_entropy, nll_loss, "
-                 "binary_cross_entropy_with_logits, binary_cross_entropy, multi_margin_loss; `lossfuzz describe`)");
+        int n = snprintf(err, sizeof err, "a call needs input, target and a loss the table names (");
+        for (int l = 0; l < LF_LOSS_COUNT; l++)
+            if (!lf_loss_of((lf_loss)l)->fused_linear && n < (int)sizeof err)
+                n += snprintf(err + n, sizeof err - (size_t)n, "%s, ", lf_loss_name((lf_loss)l));
+        if (n < (int)sizeof err) snprintf(err + n - 2, sizeof err - (size_t)(n - 2), "; `lossfuzz describe`)");
         goto done;
     }
     bool probs = call->target->dtype.code == kDLFloat || call->target->dtype.code == kDLBfloat;

@@ -8,6 +8,14 @@
 
 #include "lf_backend.h"
 
+/* A rejection of class `error` into r, with a hint (its id from lf_hints.def or a loss's row, or NULL) and
+ * the message; false, for `return lf_guard_reject(...)`. lf_guard_set_hint: a hint alone. */
+bool lf_guard_reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void lf_guard_set_hint(lf_result *r, const char *id, const char *text);
+/* The input's, target's and weight's shapes, as messages print them. */
+void lf_guard_shapes(const lf_case *c, char is[128], char ts[128], char ws[128]);
+
 /* Host-side validation (shapes, dtypes, options). false: r holds the rejection.
  * `needs_data` is set when the hint depends on the target's values. */
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data);
@@ -27,9 +35,6 @@ bool lf_guard_target_stats(const lf_case *c, const lf_backend *be, int targets, 
 /* Turns data evidence into a rejection (label_out_of_range) or hints and warnings. */
 void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_target_stats *st, lf_result *r);
 void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_result *r);
-/* binary_cross_entropy's rejection: element i (of n_bad) holds input x and target t, one outside [0, 1]. */
-void lf_guard_reject_bce(const lf_case *c, const lf_problem *p, int64_t i, int64_t n_bad, double x, double t,
-                         lf_result *r);
 void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_result *r);
 /* Every probability row one-hot: PyTorch's probability path, rarely what was
  * meant; the warning gives the class-index loss where the two differ. */

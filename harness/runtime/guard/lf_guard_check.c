@@ -5,14 +5,12 @@
 #include <string.h>
 
 #include "lf_guard.h"
+#include "lf_loss_row.h"
 #include "lf_problem.h"
 #include "lf_shape.h"
 #include "lf_spec.h"
 
-static bool reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static bool reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
+bool lf_guard_reject(lf_result *r, const char *error, const char *hint_id, const char *hint, const char *fmt, ...)
 {
     va_list ap;
     lf_result_set_error(r, error);
@@ -25,10 +23,17 @@ static bool reject(lf_result *r, const char *error, const char *hint_id, const c
     return false;
 }
 
+void lf_guard_shapes(const lf_case *c, char is[128], char ts[128], char ws[128])
+{
+    lf_format_shape(is, 128, c->input.shape, c->input.ndim);
+    lf_format_shape(ts, 128, c->target.shape, c->target.ndim);
+    lf_format_shape(ws, 128, c->weight.shape, c->weight.ndim);
+}
+
 static bool reject_0d_input(lf_result *r)
 {
-    return reject(r, "input_dim", NULL, "for a single sample pass input of shape [C] and a 0-D target",
-                  "input is 0-D: it needs a class dimension");
+    return lf_guard_reject(r, "input_dim", NULL, "for a single sample pass input of shape [C] and a 0-D target",
+                           "input is 0-D: it needs a class dimension");
 }
 
 /* Why a target has the wrong rank: the hint for the common mistakes. */
@@ -39,21 +44,22 @@ static bool reject_target_rank(const lf_case *c, int want_ndim, lf_result *r)
     lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
     lf_format_shape(is, sizeof is, in->shape, in->ndim);
     if (tg->ndim == want_ndim + 1 && tg->shape[tg->ndim - 1] == 1)
-        return reject(r, "target_shape", "extra_channel_dim",
-                      "the mask has a trailing channel dimension of size 1: use target.squeeze(-1)",
-                      "target of shape %s has one dimension too many for input of shape %s", ts, is);
+        return lf_guard_reject(r, "target_shape", "extra_channel_dim",
+                               "the mask has a trailing channel dimension of size 1: use target.squeeze(-1)",
+                               "target of shape %s has one dimension too many for input of shape %s", ts, is);
     if (tg->ndim == want_ndim + 1 && tg->ndim >= 2 && tg->shape[1] == 1)
-        return reject(r, "target_shape", "extra_channel_dim",
-                      "the mask has a channel dimension of size 1: use target.squeeze(1)",
-                      "target of shape %s has one dimension too many for input of shape %s", ts, is);
+        return lf_guard_reject(r, "target_shape", "extra_channel_dim",
+                               "the mask has a channel dimension of size 1: use target.squeeze(1)",
+                               "target of shape %s has one dimension too many for input of shape %s", ts, is);
     if (tg->ndim == in->ndim && in->ndim >= 2 && tg->shape[1] == in->shape[1])
-        return reject(r, "target_shape", "one_hot_target",
-                      "the target looks one-hot encoded: pass class indices (target.argmax(dim=1))",
-                      "target of shape %s has a class dimension; class-index targets have shape [N, d1, ...]", ts);
-    return reject(r, "target_shape", NULL, NULL,
-                  "target of shape %s does not match input of shape %s: "
-                  "expected [N] for [N, C], [N, d1, ...] for [N, C, d1, ...], or [] for [C]",
-                  ts, is);
+        return lf_guard_reject(r, "target_shape", "one_hot_target",
+                               "the target looks one-hot encoded: pass class indices (target.argmax(dim=1))",
+                               "target of shape %s has a class dimension; class-index targets have shape [N, d1, ...]",
+                               ts);
+    return lf_guard_reject(r, "target_shape", NULL, NULL,
+                           "target of shape %s does not match input of shape %s: "
+                           "expected [N] for [N, C], [N, d1, ...] for [N, C, d1, ...], or [] for [C]",
+                           ts, is);
 }
 
 static bool reject_target_dtype(const lf_case *c, bool *needs_data, lf_result *r)
@@ -61,9 +67,9 @@ static bool reject_target_dtype(const lf_case *c, bool *needs_data, lf_result *r
     const lf_tensor *tg = &c->target;
     bool spatial = c->input.ndim >= 3;
     *needs_data = lf_dtype_is_float(tg->dtype);
-    return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
-                  "target dtype %s: class-index targets must be int64%s", lf_dtype_name(tg->dtype),
-                  spatial ? " on the spatial path" : " (or uint8)");
+    return lf_guard_reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                           "target dtype %s: class-index targets must be int64%s", lf_dtype_name(tg->dtype),
+                           spatial ? " on the spatial path" : " (or uint8)");
 }
 
 /* The checks in PyTorch's order (pytorch-semantics.md section 2), so that a
@@ -75,15 +81,15 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
     int want_ndim = in->ndim == 1 ? 0 : in->ndim - 1;
     if (in->ndim >= 2 && tg->ndim == 0 && in->shape[0] != 0)
-        return reject(r, "batch_size_mismatch", NULL, "class-index targets have shape [N]",
-                      "input has batch size %lld but the target is 0-D", (long long)in->shape[0]);
+        return lf_guard_reject(r, "batch_size_mismatch", NULL, "class-index targets have shape [N]",
+                               "input has batch size %lld but the target is 0-D", (long long)in->shape[0]);
     /* an empty batch passes nll_loss_nd; nll_loss's meta function reads the target's dtype first */
     if (in->ndim == 2 && tg->ndim == 0 && tg->dtype != LF_I64 && tg->dtype != LF_U8)
         return reject_target_dtype(c, needs_data, r);
     if (in->ndim >= 2 && tg->ndim == 0) return reject_target_rank(c, want_ndim, r);
     if (in->ndim >= 2 && tg->shape[0] != in->shape[0])
-        return reject(r, "batch_size_mismatch", NULL, NULL, "input has batch size %lld but target has %lld",
-                      (long long)in->shape[0], (long long)tg->shape[0]);
+        return lf_guard_reject(r, "batch_size_mismatch", NULL, NULL, "input has batch size %lld but target has %lld",
+                               (long long)in->shape[0], (long long)tg->shape[0]);
     bool shape_ok = in->ndim == 1 ? tg->ndim == 0 || (tg->ndim == 1 && tg->shape[0] == 1)
                                   : tg->ndim == want_ndim &&
                                         !memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
@@ -100,21 +106,23 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     if (!weight_ok) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
-        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                      "weight of shape %s for %lld classes", ws, (long long)C);
+        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                               "weight of shape %s for %lld classes", ws, (long long)C);
     }
     if (!shape_ok) return reject_target_rank(c, want_ndim, r);
     /* nll_loss_nd views an input without elements as [N, C, 0, 0]: a target with some no longer fits */
     if (spatial && in->ndim != 4 && in->numel == 0 && tg->numel > 0) {
         char is[128];
         lf_format_shape(is, sizeof is, in->shape, in->ndim);
-        return reject(r, "target_shape", NULL, "an input with no classes (C = 0) takes only a target without elements",
-                      "input of shape %s has no elements but the target has %lld", is, (long long)tg->numel);
+        return lf_guard_reject(r, "target_shape", NULL,
+                               "an input with no classes (C = 0) takes only a target without elements",
+                               "input of shape %s has no elements but the target has %lld", is, (long long)tg->numel);
     }
     if (!dtype_ok) return reject_target_dtype(c, needs_data, r);
     if (w->present && w->dtype != in->dtype && !unchecked)
-        return reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)",
-                      "weight dtype %s differs from input dtype %s", lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
+        return lf_guard_reject(r, "weight_dtype", NULL, "use weight.to(input.dtype)",
+                               "weight dtype %s differs from input dtype %s", lf_dtype_name(w->dtype),
+                               lf_dtype_name(in->dtype));
     lf_problem_init(c, p, LF_CLASS_TARGETS);
     lf_problem_layout(in, p);
     /* which kernel reads the labels decides how: nll_loss2d's mean/sum narrows them to int32 */
@@ -129,22 +137,24 @@ static bool check_prob(const lf_case *c, lf_problem *p, lf_result *r, bool *need
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
     if (!lf_dtype_is_float(tg->dtype)) {
         *needs_data = true;
-        return reject(r, "prob_target_dtype", NULL, NULL,
-                      "target has the input's shape, so it is read as class probabilities, which must be "
-                      "floating point; got %s",
-                      lf_dtype_name(tg->dtype));
+        return lf_guard_reject(r, "prob_target_dtype", NULL, NULL,
+                               "target has the input's shape, so it is read as class probabilities, which must be "
+                               "floating point; got %s",
+                               lf_dtype_name(tg->dtype));
     }
     if (c->ignore_index >= 0)
-        return reject(r, "prob_ignore_index", NULL, "leave ignore_index at its default (-100) with probability targets",
-                      "ignore_index = %lld cannot apply to probability targets", (long long)c->ignore_index);
+        return lf_guard_reject(r, "prob_ignore_index", NULL,
+                               "leave ignore_index at its default (-100) with probability targets",
+                               "ignore_index = %lld cannot apply to probability targets", (long long)c->ignore_index);
     if (in->ndim == 0) return reject_0d_input(r);
     int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
     if (w->present && (w->ndim != 1 || w->numel != C))
-        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                      "weight with %lld elements for %lld classes", (long long)w->numel, (long long)C);
+        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                               "weight with %lld elements for %lld classes", (long long)w->numel, (long long)C);
     if (c->label_smoothing > 1)
-        return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
-                      "label_smoothing = %g is greater than 1", c->label_smoothing);
+        return lf_guard_reject(r, "label_smoothing_range", NULL,
+                               "label_smoothing is a probability mass: use a value in [0, 1]",
+                               "label_smoothing = %g is greater than 1", c->label_smoothing);
     lf_problem_init(c, p, LF_PROB_TARGETS);
     lf_problem_layout(in, p);
     p->label_smoothing = c->label_smoothing > 0 ? c->label_smoothing : 0;
@@ -161,53 +171,23 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
     if (!lf_same_shape(in, tg)) {
         bool indices = in->ndim == 2 && tg->ndim == 1 && !lf_dtype_is_float(tg->dtype);
-        return reject(r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
-                      indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()"
-                              : NULL,
-                      "target of shape %s must have the input's shape %s", ts, is);
+        return lf_guard_reject(
+            r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
+            indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()" : NULL,
+            "target of shape %s must have the input's shape %s", ts, is);
     }
     lf_problem_init(c, p, LF_BINARY_TARGETS);
     p->N = in->numel;
     /* pos_weight, the target's dtype, then the weight: the order PyTorch 2.15 applies them in */
     if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
-        return reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",
-                      "pos_weight does not broadcast to the input's shape %s", is);
+        return lf_guard_reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",
+                               "pos_weight does not broadcast to the input's shape %s", is);
     if (!lf_dtype_is_float(tg->dtype))
-        return reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
-                      "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
+        return lf_guard_reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
+                               "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
     if (c->weight.present && !lf_broadcast_strides(&c->weight, in, p->w_stride))
-        return reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
+        return lf_guard_reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
     p->out_dtype = tg->dtype;
-    return true;
-}
-
-/* binary_cross_entropy's host checks, the guard's own (PyTorch's order); the
- * range of the probabilities on the device next, in the loss's pass. */
-static bool check_bce_probs(const lf_case *c, lf_problem *p, lf_result *r)
-{
-    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
-    char is[128], ts[128], ws[128];
-    lf_format_shape(is, sizeof is, in->shape, in->ndim);
-    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
-    lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
-    if (!lf_same_shape(in, tg)) {
-        bool indices = in->ndim == 2 && tg->ndim == 1 && !lf_dtype_is_float(tg->dtype);
-        return reject(r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
-                      indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()"
-                              : "PyTorch no longer broadcasts BCE's target: give it the input's shape",
-                      "target of shape %s must have the input's shape %s", ts, is);
-    }
-    for (int k = 1; w->present && k <= w->ndim; k++) { /* the weight is expanded to the target's shape */
-        int64_t wk = w->shape[w->ndim - k], tk = k <= tg->ndim ? tg->shape[tg->ndim - k] : 1;
-        if (wk != tk && wk != 1 && tk != 1)
-            return reject(r, "broadcast", NULL, "a weight per element, or one that broadcasts to the target",
-                          "weight of shape %s does not broadcast to the target's shape %s", ws, ts);
-    }
-    if (tg->dtype != in->dtype)
-        return reject(r, "bce_target_dtype", NULL, "convert the target with target.to(input.dtype)",
-                      "the target is %s, the input %s: binary_cross_entropy wants them alike", lf_dtype_name(tg->dtype),
-                      lf_dtype_name(in->dtype));
-    lf_spec_route_bce_probs(c, p);
     return true;
 }
 
@@ -217,33 +197,31 @@ static bool check_multi_margin(const lf_case *c, lf_problem *p, lf_result *r)
 {
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
     char is[128], ts[128], ws[128];
-    lf_format_shape(is, sizeof is, in->shape, in->ndim);
-    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
-    lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
+    lf_guard_shapes(c, is, ts, ws);
     if (c->p != 1 && c->p != 2)
-        return reject(r, "margin_p", NULL, "use p=1 (the hinge) or p=2 (its square)",
-                      "p = %lld: multi_margin_loss takes p of 1 or 2", (long long)c->p);
+        return lf_guard_reject(r, "margin_p", NULL, "use p=1 (the hinge) or p=2 (its square)",
+                               "p = %lld: multi_margin_loss takes p of 1 or 2", (long long)c->p);
     if (w->present && w->ndim != 1)
-        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                      "weight of shape %s: it must be 1-D", ws);
+        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                               "weight of shape %s: it must be 1-D", ws);
     bool rows = (in->ndim == 2 && in->shape[1] > 0) || (in->ndim == 1 && in->shape[0] > 0) || in->ndim == 0;
     if (!rows)
-        return reject(r, "input_dim", NULL, "pass scores of shape [N, C] or [C], with C > 0",
-                      "input of shape %s: multi_margin_loss takes [N, C], [C] or a scalar, with classes", is);
+        return lf_guard_reject(r, "input_dim", NULL, "pass scores of shape [N, C] or [C], with C > 0",
+                               "input of shape %s: multi_margin_loss takes [N, C], [C] or a scalar, with classes", is);
     int64_t n = in->ndim <= 1 ? 1 : in->shape[0], classes = in->ndim == 0 ? 1 : in->shape[in->ndim - 1];
     if (tg->ndim > 1 || tg->numel != n)
-        return reject(r, "target_shape", NULL, "one class index per row: shape [N], or [] / [1] for one row",
-                      "target of shape %s for %lld row(s) of input %s", ts, (long long)n, is);
+        return lf_guard_reject(r, "target_shape", NULL, "one class index per row: shape [N], or [] / [1] for one row",
+                               "target of shape %s for %lld row(s) of input %s", ts, (long long)n, is);
     if (w->present && w->numel != classes)
-        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                      "weight of shape %s for %lld classes", ws, (long long)classes);
+        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                               "weight of shape %s for %lld classes", ws, (long long)classes);
     if (in->numel > 0 && tg->dtype != LF_I64) /* (an input without elements reads neither) */
-        return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
-                      "class indices must be int64, got %s", lf_dtype_name(tg->dtype));
+        return lf_guard_reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                               "class indices must be int64, got %s", lf_dtype_name(tg->dtype));
     if (in->numel > 0 && w->present && w->dtype != in->dtype)
-        return reject(r, "weight_dtype", NULL, "convert the weight with weight.to(input.dtype)",
-                      "the weight is %s, the input %s: multi_margin_loss wants them alike", lf_dtype_name(w->dtype),
-                      lf_dtype_name(in->dtype));
+        return lf_guard_reject(r, "weight_dtype", NULL, "convert the weight with weight.to(input.dtype)",
+                               "the weight is %s, the input %s: multi_margin_loss wants them alike",
+                               lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
     lf_spec_route_multi_margin(c, p);
     return true;
 }
@@ -255,31 +233,32 @@ static bool smoothing_weight_checks(const lf_case *c, const lf_problem *p, lf_re
     if (w->present && (w->ndim == 0 || w->shape[0] != w->numel)) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
-        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                      "label smoothing views the weight along the class dim, so its %lld elements must lie "
-                      "along its first dim; got shape %s",
-                      (long long)w->numel, ws);
+        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                               "label smoothing views the weight along the class dim, so its %lld elements must lie "
+                               "along its first dim; got shape %s",
+                               (long long)w->numel, ws);
     }
     /* the smoothing term of a 1-D input (shape []) masked in place by a [1] target's mask: after nll_loss */
     if (c->input.ndim == 1 && c->target.ndim == 1)
-        return reject(r, "broadcast", NULL, "give a 1-D input a 0-D target: target.squeeze(0)",
-                      "label smoothing of a 1-D input needs a 0-D target; a [1] target does not broadcast to its "
-                      "[] loss");
+        return lf_guard_reject(
+            r, "broadcast", NULL, "give a 1-D input a 0-D target: target.squeeze(0)",
+            "label smoothing of a 1-D input needs a 0-D target; a [1] target does not broadcast to its "
+            "[] loss");
     /* gather checks its index only when some target is kept */
     if (!w->present || c->reduction != LF_REDUCTION_MEAN || !lf_any_target_kept(c)) return true;
     if (w->ndim >= 2) {
         char ws[128];
         lf_format_shape(ws, sizeof ws, w->shape, w->ndim);
-        return reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                      "label smoothing with class weights and reduction='mean' gathers the weights by target, "
-                      "which needs a 1-D weight; got shape %s",
-                      ws);
+        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
+                               "label smoothing with class weights and reduction='mean' gathers the weights by target, "
+                               "which needs a 1-D weight; got shape %s",
+                               ws);
     }
     if (c->target.dtype == LF_I64) return true;
-    return reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
-                  "label smoothing with class weights and reduction='mean' gathers the weights by "
-                  "target, which needs int64 targets; got %s",
-                  lf_dtype_name(c->target.dtype));
+    return lf_guard_reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
+                           "label smoothing with class weights and reduction='mean' gathers the weights by "
+                           "target, which needs int64 targets; got %s",
+                           lf_dtype_name(c->target.dtype));
 }
 
 bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_result *r)
@@ -287,12 +266,13 @@ bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_resul
     if (!smoothing_weight_checks(c, p, r)) return false;
     int64_t at = p->label_smoothing > 0 ? lf_case_first_wrapped_ignore(c) : -1;
     if (at < 0) return true;
-    reject(r, "ignore_index_wrapped", "wrapped_ignore_index",
-           "pass an ignore_index in [0, 255] with uint8 targets, or use target.long()",
-           "target[%lld] = %lld: label smoothing compares a uint8 target with ignore_index = %lld cast to uint8 (%d), "
-           "so PyTorch drops this label's smoothing term while nll_loss keeps it: a wrong loss without an error",
-           (long long)at, (long long)lf_load_i64(c->target.data, c->target.dtype, at), (long long)c->ignore_index,
-           (int)(uint8_t)c->ignore_index);
+    lf_guard_reject(
+        r, "ignore_index_wrapped", "wrapped_ignore_index",
+        "pass an ignore_index in [0, 255] with uint8 targets, or use target.long()",
+        "target[%lld] = %lld: label smoothing compares a uint8 target with ignore_index = %lld cast to uint8 (%d), "
+        "so PyTorch drops this label's smoothing term while nll_loss keeps it: a wrong loss without an error",
+        (long long)at, (long long)lf_load_i64(c->target.data, c->target.dtype, at), (long long)c->ignore_index,
+        (int)(uint8_t)c->ignore_index);
     r->index = at;
     r->value = lf_load_i64(c->target.data, c->target.dtype, at);
     return false;
@@ -308,16 +288,18 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
                       c->label_smoothing);
     memset(p, 0, sizeof *p);
     if (c->reduction == LF_REDUCTION_INVALID)
-        return reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
-                      "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
-    if (c->loss == LF_LOSS_BCE) return check_bce_probs(c, p, r);
+        return lf_guard_reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
+                               "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
+    const lf_loss_row *row = lf_loss_row_of(c->loss);
+    if (row->guard_check) return row->guard_check(c, p, r);
     if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
     if (c->loss == LF_LOSS_MULTI_MARGIN) return check_multi_margin(c, p, r);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
         return check_prob(c, p, r, needs_data);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)
-        return reject(r, "label_smoothing_range", NULL, "label_smoothing is a probability mass: use a value in [0, 1]",
-                      "label_smoothing = %g is greater than 1", c->label_smoothing);
+        return lf_guard_reject(r, "label_smoothing_range", NULL,
+                               "label_smoothing is a probability mass: use a value in [0, 1]",
+                               "label_smoothing = %g is greater than 1", c->label_smoothing);
     if (c->input.ndim == 0) return reject_0d_input(r);
     return check_class(c, p, r, needs_data);
 }

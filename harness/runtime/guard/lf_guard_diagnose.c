@@ -10,7 +10,7 @@
 
 #include "lf_guard.h"
 
-static void set_hint(lf_result *r, const char *id, const char *text)
+void lf_guard_set_hint(lf_result *r, const char *id, const char *text)
 {
     lf_hint_require(id, false);
     snprintf(r->hint_id, sizeof r->hint_id, "%s", id);
@@ -39,7 +39,7 @@ static bool hint_interpolated_void(const lf_case *c, const lf_problem *p, const 
              blended == 1 ? " lies" : "s lie", C,
              void_ignored ? ""
                           : " and pass ignore_index=255; ignore_index=255 alone still asserts on the blended labels");
-    set_hint(r, "interpolated_void", hint);
+    lf_guard_set_hint(r, "interpolated_void", hint);
     return true;
 }
 
@@ -79,10 +79,10 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
                  "PyTorch's %s reads them as int32 (this one as %lld) and returns a wrong loss without any error",
                  first, value, C, (long long)st->n_bad, (long long)(p->N * p->S), lf_kernel_name(p->kernel_id),
                  (long long)(int32_t)value);
-        set_hint(r, "labels_past_int32",
-                 "labels this large are corrupt (an overflowed or uninitialized "
-                 "buffer, or int32/int64 confusion); PyTorch hides them here, so check the targets before "
-                 "the loss: assert 0 <= target.min() and target.max() < C");
+        lf_guard_set_hint(r, "labels_past_int32",
+                          "labels this large are corrupt (an overflowed or uninitialized "
+                          "buffer, or int32/int64 confusion); PyTorch hides them here, so check the targets before "
+                          "the loss: assert 0 <= target.min() and target.max() < C");
         return;
     }
     if (gathered) {
@@ -91,10 +91,10 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
                  "(%lld), but label smoothing's mean then gathers the class weights by the int64 label "
                  "(weight.gather) and hits a device-side assert there",
                  first, value, C, (long long)(int32_t)value);
-        set_hint(r, "labels_past_int32",
-                 "labels this large are corrupt (an overflowed or uninitialized "
-                 "buffer, or int32/int64 confusion): check the targets before the loss: "
-                 "assert 0 <= target.min() and target.max() < C");
+        lf_guard_set_hint(r, "labels_past_int32",
+                          "labels this large are corrupt (an overflowed or uninitialized "
+                          "buffer, or int32/int64 confusion): check the targets before the loss: "
+                          "assert 0 <= target.min() and target.max() < C");
         return;
     }
     snprintf(r->message, sizeof r->message,
@@ -103,33 +103,33 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
              "device-side assert here",
              first, value, C, (long long)st->n_bad, (long long)(p->one_d ? 1 : p->N * p->S), lo, hi, ignore);
     if (st->n_eq_255 == st->n_bad) {
-        set_hint(r, "void_255",
-                 "255 is the 'void' label of segmentation masks (VOC, Cityscapes): "
-                 "pass ignore_index=255");
+        lf_guard_set_hint(r, "void_255",
+                          "255 is the 'void' label of segmentation masks (VOC, Cityscapes): "
+                          "pass ignore_index=255");
     } else if (st->n_negative == st->n_bad) {
         snprintf(hint, sizeof hint,
                  "labels must be >= 0; if %lld marks padding or unlabeled data, "
                  "pass ignore_index=%lld",
                  value, value);
-        set_hint(r, "negative_labels", hint);
+        lf_guard_set_hint(r, "negative_labels", hint);
     } else if (st->n_negative == 0 && lo >= 1 && hi == C) {
         snprintf(hint, sizeof hint,
                  "labels run from %lld to %lld, not from 0 to %lld: they look "
                  "1-based; use target - 1",
                  lo, hi, C - 1);
-        set_hint(r, "one_based_labels", hint);
+        lf_guard_set_hint(r, "one_based_labels", hint);
     } else if (hi >= 2147483648LL || (hi > 1000 && hi > 64 * C)) {
         snprintf(hint, sizeof hint,
                  "label %lld is beyond any vocabulary: the labels are corrupt "
                  "(an overflowed or uninitialized buffer, or int32/int64 confusion)",
                  hi);
-        set_hint(r, "corrupt_labels", hint);
+        lf_guard_set_hint(r, "corrupt_labels", hint);
     } else if (!hint_interpolated_void(c, p, st, r) && st->n_ge_c > 0) {
         snprintf(hint, sizeof hint,
                  "labels go up to %lld but the model has %lld classes: the "
                  "data has more classes than the head (make the head num_classes >= %lld)",
                  hi, C, hi + 1);
-        set_hint(r, "too_many_classes", hint);
+        lf_guard_set_hint(r, "too_many_classes", hint);
     }
 }
 
@@ -137,61 +137,22 @@ void lf_guard_hint_from_data(const lf_case *c, const lf_target_stats *st, lf_res
 {
     if (!strcmp(r->error, "target_dtype") && lf_dtype_is_float(c->target.dtype)) {
         if (st->n_non_integer > 0)
-            set_hint(r, "interpolated_mask",
-                     "the float mask has non-integer class ids: it was resized "
-                     "with bilinear interpolation; resize masks with mode='nearest', then target.long()");
+            lf_guard_set_hint(r, "interpolated_mask",
+                              "the float mask has non-integer class ids: it was resized "
+                              "with bilinear interpolation; resize masks with mode='nearest', then target.long()");
         else
-            set_hint(r, "float_mask",
-                     "the target holds class ids as floats (a float mask or float labels): "
-                     "convert it with target.long(), and resize masks with mode='nearest'");
+            lf_guard_set_hint(r, "float_mask",
+                              "the target holds class ids as floats (a float mask or float labels): "
+                              "convert it with target.long(), and resize masks with mode='nearest'");
     } else if (!strcmp(r->error, "prob_target_dtype")) {
         int64_t rows = c->input.ndim <= 1 ? 1 : c->input.numel / (c->input.shape[1] ? c->input.shape[1] : 1);
         if (rows > 0 && st->n_rows_one_hot == rows)
-            set_hint(r, "one_hot_target",
-                     "the target is one-hot in an integer tensor: pass class indices "
-                     "(target.argmax(dim=1)), or probabilities (target.float())");
+            lf_guard_set_hint(r, "one_hot_target",
+                              "the target is one-hot in an integer tensor: pass class indices "
+                              "(target.argmax(dim=1)), or probabilities (target.float())");
         else
-            set_hint(r, "wrong_target_dtype",
-                     "probability targets must be floating point: target.float(); "
-                     "class indices have no class dimension");
+            lf_guard_set_hint(r, "wrong_target_dtype",
+                              "probability targets must be floating point: target.float(); "
+                              "class indices have no class dimension");
     }
-}
-
-/* binary_cross_entropy: element i, the first whose input (then target) is outside [0, 1] or NaN, named
- * with its value as the device holds it (x, t) and the likely cause. */
-void lf_guard_reject_bce(const lf_case *c, const lf_problem *p, int64_t i, int64_t n_bad, double x, double t,
-                         lf_result *r)
-{
-    bool input = !(x >= 0 && x <= 1);
-    double v = input ? x : t;
-    lf_dtype d = input ? c->input.dtype : (lf_dtype)p->tgt_dtype;
-    r->kind = LF_OUTCOME_HOST_ERROR;
-    snprintf(r->error, sizeof r->error, "bce_out_of_range");
-    snprintf(r->exception, sizeof r->exception, "RuntimeError");
-    r->index = i;
-    r->value = 0;
-    const char *why = "";
-    if (!input) {
-        set_hint(r, "target_not_probability",
-                 isnan(t)   ? "a NaN target: check how the targets were made"
-                 : t == 255 ? "255 looks like a mask's foreground or void value: use mask / 255 (or mask > 0)"
-                            : "targets of binary_cross_entropy are probabilities in [0, 1]; class ids go to "
-                              "cross_entropy");
-    } else if (isnan(x)) {
-        why = ": a NaN from a layer before (an overflow or 0/0)";
-        set_hint(r, "nan_probability",
-                 "find the NaN upstream (torch.autograd.set_detect_anomaly); binary_cross_entropy_with_logits "
-                 "on the logits avoids the sigmoid's own");
-    } else if (fabs(x - (x > 1 ? 1 : 0)) <= 2 * lf_dtype_eps(d)) {
-        why = x > 1 ? ": a sigmoid rounded past 1" : ": a probability rounded below 0";
-        set_hint(r, "sigmoid_past_one", "use binary_cross_entropy_with_logits on the logits (or clamp to [0, 1])");
-    } else {
-        why = ": logits, not probabilities";
-        set_hint(r, "logits_not_probabilities",
-                 "apply sigmoid first, or use binary_cross_entropy_with_logits on the logits");
-    }
-    snprintf(r->message, sizeof r->message,
-             "%s[%lld] = %.8g (%s)%s; %lld of %lld elements are outside [0, 1] or NaN. PyTorch would hit a "
-             "device-side assert here",
-             input ? "input" : "target", (long long)i, v, lf_dtype_name(d), why, (long long)n_bad, (long long)p->N);
 }

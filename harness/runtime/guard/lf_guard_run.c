@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lf_guard.h"
+#include "lf_loss_row.h"
 #include "lf_problem.h"
 #include "lf_spec.h"
 
@@ -97,34 +98,11 @@ static bool judge_stats(const lf_case *c, const lf_backend *be, const lf_problem
     return r->kind != LF_OUTCOME_HOST_ERROR;
 }
 
-/* binary_cross_entropy: the first element out of [0, 1] (read back from the device) rejects the call,
- * then a weight broadcast past the input does (loss.mul_ raises after the kernel). false: a read failed. */
-static bool judge_probabilities(const lf_case *c, const lf_backend *be, const lf_problem *p, const lf_buffers *b,
-                                const lf_target_stats *st, lf_result *r)
-{
-    lf_result verdict;
-    lf_result_init(&verdict);
-    if (st->n_bad > 0) {
-        char x[8], t[8];
-        size_t xs = lf_dtype_size((lf_dtype)p->in_dtype), ts = lf_dtype_size((lf_dtype)p->tgt_dtype);
-        if (be->to_host(x, (const char *)b->input + (size_t)lf_in_at(p, st->first_bad) * xs, xs) ||
-            be->to_host(t, (const char *)b->target + (size_t)lf_tg_at(p, st->first_bad) * ts, ts))
-            return false;
-        lf_guard_reject_bce(c, p, st->first_bad, st->n_bad, lf_load_f64(x, (lf_dtype)p->in_dtype, 0),
-                            lf_load_f64(t, (lf_dtype)p->tgt_dtype, 0), &verdict);
-    } else if (!lf_spec_error_after_nll(c, p, &verdict)) {
-        return true;
-    }
-    lf_result_free(r); /* its loss was computed without the elements it rejects */
-    *r = verdict;
-    return true;
-}
-
 bool lf_guard_validate_case(const lf_case *c, const lf_backend *be, lf_problem *p, lf_result *r)
 {
     lf_target_stats st;
     if (!host_check(c, be, p, r)) return false;
-    if (p->kernels == LF_KERNELS_BCE) { /* binary_cross_entropy checks its range in the loss's pass: its verdict */
+    if (lf_loss_row_of(c->loss)->guard_verdict) { /* a loss that checks its values in its own pass: its verdict */
         lf_guard_run(c, be, r);
         lf_result_free_values(r);
         return r->kind != LF_OUTCOME_HOST_ERROR;
@@ -154,13 +132,14 @@ void lf_guard_run(const lf_case *c, const lf_backend *be, lf_result *r)
         return;
     }
     lf_stats_init(&st);
-    bool probs = p.kernels == LF_KERNELS_BCE;              /* binary_cross_entropy's probabilities */
+    const lf_loss_row *row = lf_loss_row_of(c->loss);
+    bool probs = row->guard_verdict != NULL;               /* its elements' verdict, its row's */
     bool judged = p.targets != LF_BINARY_TARGETS || probs; /* BCE-with-logits has no values to judge */
     if (judged) call.b.stats = lf_canary_add(&call.mem, "target_stats", sizeof st, LF_I64, &st);
     int rc = judged && !call.b.stats ? -1 : be->guarded_forward(&p, &call.b);
     if (rc || !lf_device_call_collect(be, c, &p, &call, r) ||
         (call.b.stats && r->kind == LF_OUTCOME_OK &&
-         (be->to_host(&st, call.b.stats, sizeof st) || (probs ? !judge_probabilities(c, be, &p, &call.b, &st, r)
+         (be->to_host(&st, call.b.stats, sizeof st) || (probs ? !row->guard_verdict(c, be, &p, &call.b, &st, r)
                                                               : !read_named_labels(be, &p, call.b.target, &st))))) {
         lf_result_free_values(r);
         lf_result_error(r, "backend_error", "RuntimeError", "%s backend failed (code %d)", be->name, rc);

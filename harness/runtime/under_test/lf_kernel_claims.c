@@ -13,7 +13,7 @@ static const struct {
     unsigned bit, prob_bit;
     const char *name, *prob_name;
 } loss_claims[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, CLAIM, CLAIM_PROB, ...)                                          \
+#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, OPTIONS, CLAIM, CLAIM_PROB, ...)                                 \
     [LF_LOSS_##ID] = {CLAIM, CLAIM_PROB, NAME, NAME "_prob"},
 #include "lf_losses.def"
 #undef LF_LOSS
