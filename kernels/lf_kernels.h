@@ -19,21 +19,21 @@
 #define LF_MAX_BCAST_DIMS 8
 
 typedef enum { LF_CLASS_TARGETS, LF_PROB_TARGETS, LF_BINARY_TARGETS } lf_targets_kind;
-/* The sets of kernels a problem runs on: their one list is lf_kernel_sets.def. */
+/* The sets of kernels a problem runs on: their one list is lf_kernels.def. */
 typedef enum {
-#define LF_KERNEL_SET(ID, NAME) LF_KERNELS_##ID,
-#include "lf_kernel_sets.def"
+#define LF_KERNEL_SET(ID, NAME, PER_ROW) LF_KERNELS_##ID,
+#include "lf_kernels.def"
 #undef LF_KERNEL_SET
     LF_KERNELS_COUNT
 } lf_kernel_set;
 enum { LF_RED_NONE, LF_RED_MEAN, LF_RED_SUM };
 
 /* PyTorch's kernels whose asserts users see, and the asserted conditions:
- * their one list is lf_asserts.def. */
+ * their one list is lf_kernels.def. */
 typedef enum {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR) LF_K_##ID,
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
-#include "lf_asserts.def"
+#include "lf_kernels.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND
     LF_K_COUNT
@@ -41,15 +41,15 @@ typedef enum {
 enum {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES) LF_COND_##ID,
-#include "lf_asserts.def"
+#include "lf_kernels.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND
     LF_COND_COUNT
 };
-/* What a condition's failing element is (lf_asserts.def's NAMES). */
+/* What a condition's failing element is (lf_kernels.def's NAMES). */
 enum { LF_NAMES_LABEL, LF_NAMES_INPUT, LF_NAMES_TARGET };
 
-/* The backward kernel of a forward one (lf_asserts.def: in the same order). */
+/* The backward kernel of a forward one (lf_kernels.def: in the same order). */
 LF_HOST_DEVICE int lf_backward_kernel(int kernel_id)
 {
     return kernel_id == LF_K_NONE || kernel_id > LF_K_NLL2D_REDUCE ? kernel_id : kernel_id + LF_K_NLL2D_REDUCE;
@@ -66,7 +66,7 @@ LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
         cond = LF_COND_##COND;                                                                                         \
         break;
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
-#include "lf_asserts.def"
+#include "lf_kernels.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND
     }
@@ -75,7 +75,7 @@ LF_HOST_DEVICE int lf_assert_cond(int kernel_id, int tgt_dtype)
     return cond;
 }
 
-/* The label a kernel reads: one that narrows (lf_asserts.def) reads label
+/* The label a kernel reads: one that narrows (lf_kernels.def) reads label
  * 2^32+1 as class 1 and asserts nothing: a silently wrong loss. */
 LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
 {
@@ -86,7 +86,7 @@ LF_DEVICE int64_t lf_label_read(int kernel_id, int tgt_dtype, int64_t t)
         narrows = NARROWS;                                                                                             \
         break;
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
-#include "lf_asserts.def"
+#include "lf_kernels.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND
     }
@@ -125,8 +125,8 @@ typedef struct {
     int has_weight, has_pos_weight;
     int kernel_id;        /* lf_kernel_id an out-of-range target asserts in */
     int kernels;          /* lf_kernel_set: the kernels it runs on, as the spec's routing picked */
-    int margin_p;         /* multi_margin_loss: its p (1 or 2) */
-    double margin;        /* multi_margin_loss: its margin, in the input dtype */
+    int hinge_p;          /* a hinge loss's p (1 or 2) */
+    double margin;        /* and its margin, in the input dtype */
     int raises_after_nll; /* PyTorch's host code raises after nll_loss's kernels (label smoothing's
                              * weight view or gather index dtype): its gather kernel never runs */
     /* The input's dims; for BCE the element strides of weight/pos_weight
@@ -174,6 +174,18 @@ LF_HOST_DEVICE int lf_smooth_gathers(const lf_problem *p)
 /* The rows of a class-index or probability call: a 1-D input is one row (it
  * reads target[0] only). */
 LF_HOST_DEVICE int64_t lf_rows(const lf_problem *p) { return p->one_d ? 1 : p->N * p->S; }
+/* Whether a kernel set's reduction none gives a value per row (lf_kernels.def's PER_ROW). */
+LF_HOST_DEVICE int lf_kernels_per_row(int kernels)
+{
+    switch (kernels) {
+#define LF_KERNEL_SET(ID, NAME, PER_ROW)                                                                               \
+    case LF_KERNELS_##ID:                                                                                              \
+        return PER_ROW;
+#include "lf_kernels.def"
+#undef LF_KERNEL_SET
+    default: return 0;
+    }
+}
 
 /* Offset of row-major element i of a tensor of that shape with these strides. */
 LF_DEVICE int64_t lf_strided_at(int ndim, const int64_t *shape, const int64_t *stride, int64_t i)
@@ -347,7 +359,7 @@ int lf_kernel_id_of(const char *name); /* LF_K_NONE when unknown */
 int lf_cond_id_of(const char *text);   /* LF_COND_NONE when unknown */
 /* The kernel of an assertion line's kernel name and condition (two lambdas print operator()). */
 int lf_assert_kernel_of(const char *name, int cond_id);
-/* The error class of a device assert in kernel_id (lf_asserts.def), and what
+/* The error class of a device assert in kernel_id (lf_kernels.def), and what
  * the failing element of cond_id is (LF_NAMES_*). */
 const char *lf_assert_error(int kernel_id);
 int lf_cond_names(int cond_id);

@@ -1,4 +1,4 @@
-/* lf_names.c - the asserts' list (lf_asserts.def) on the host: kernel and
+/* lf_names.c - the asserts' list (lf_kernels.def) on the host: kernel and
  * condition names (lf_names.h), back from the text of an assertion line to
  * ids, and what each kernel's assert means. */
 #include <stddef.h>
@@ -12,7 +12,7 @@ static const struct {
 } conds[] = {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR)
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES) {OLD_TEXT, LF_K_##KERNEL, NAMES},
-#include "lf_asserts.def"
+#include "lf_kernels.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND
 };
@@ -20,7 +20,7 @@ static const struct {
 static const char *const errors[] = {
 #define LF_ASSERT_KERNEL(ID, NAME, COND, NARROWS, ERROR) ERROR,
 #define LF_ASSERT_COND(ID, TEXT, OLD_TEXT, KERNEL, NAMES)
-#include "lf_asserts.def"
+#include "lf_kernels.def"
 #undef LF_ASSERT_KERNEL
 #undef LF_ASSERT_COND
 };

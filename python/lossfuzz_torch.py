@@ -16,7 +16,6 @@ import re
 # Loss names, as the case files and the worker protocol spell them. LINEAR is
 # cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
 CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"
-MULTI_MARGIN = "multi_margin_loss"
 
 
 # An IndexError with this message is what CUDA reports as a device-side assert.
@@ -25,8 +24,6 @@ MULTI_MARGIN = "multi_margin_loss"
 # with an empty message (invalid UTF-8); 2.15 cuts label 0's message at its NUL
 # ("Target "); is_device_assert() accepts all three.
 DEVICE_ASSERT_RE = re.compile(r"Target (-?\d+|[\s\S]) is out of bounds")
-# multi_margin_loss's CPU kernel raises this RuntimeError where CUDA's asserts (no label named).
-MARGIN_ASSERT = "target out of range"
 # Each loss's own (its row, harness/losses/; read_losses): PyTorch's messages
 # only it raises, matched before ERROR_TABLE, and the exception and message of
 # the CPU's check where CUDA asserts, with the assert's error class (None: the
@@ -48,10 +45,6 @@ def read_losses(losses):
 # third item is a condition on the case that must also hold.
 ERROR_TABLE = [
     (r"is not a valid value for reduction", "reduction_invalid", None),
-    (r"only p == 1 and p == 2 supported", "margin_p", None),
-    (r"weight must be one-dimensional|inconsistent weight size", "weight_shape", lambda c: c.loss == MULTI_MARGIN),
-    (r"inconsistent target size", "target_shape", lambda c: c.loss == MULTI_MARGIN),
-    (r"Expected non-empty vector or matrix", "input_dim", lambda c: c.loss == MULTI_MARGIN),
     # F.linear's, before cross_entropy runs (torch 1.13 and 2.x word them differently)
     (r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
      r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
@@ -96,10 +89,8 @@ ERROR_TABLE = [
 
 
 def is_device_assert(case, exc, message):
-    """IndexError for an out-of-bounds label (see DEVICE_ASSERT_RE); for
-    multi_margin_loss, its CPU kernel's RuntimeError (MARGIN_ASSERT)."""
-    if case.loss == MULTI_MARGIN:
-        return isinstance(exc, RuntimeError) and message == MARGIN_ASSERT
+    """IndexError for an out-of-bounds label (see DEVICE_ASSERT_RE), or the
+    loss's own CPU words where CUDA asserts (CPU_ASSERTS)."""
     own = CPU_ASSERTS.get(case.loss)
     if own:
         return isinstance(exc, own[0]) and bool(own[1].search(message))

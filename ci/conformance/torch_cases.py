@@ -10,9 +10,10 @@ import sys
 
 # The loss names are the product's (python/lossfuzz_torch.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from lossfuzz_torch import BCE, CE, MULTI_MARGIN, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
+from lossfuzz_torch import BCE, CE, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
 
 BCE_PROBS = "binary_cross_entropy"  # probabilities, not logits
+MULTI_MARGIN = "multi_margin_loss"
 
 try:
     import numpy as np

@@ -124,7 +124,7 @@ bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r)
     return false;
 }
 
-/* The tensor whose element a condition names (lf_asserts.def). */
+/* The tensor whose element a condition names (lf_kernels.def). */
 static const char *element_of(int cond_id) { return lf_cond_names(cond_id) == LF_NAMES_INPUT ? "input" : "target"; }
 
 /* The same assert as the spec's: kernel and condition, and the element when

@@ -57,9 +57,9 @@ bool lf_known_host_error(const lf_result *r, const char *error)
     return r->kind == LF_OUTCOME_HOST_ERROR && (!error || !strcmp(r->error, error) ||
                                                 (!strcmp(r->error, "kernel_rejected") && strcmp(error, "unsupported")));
 }
-static bool class_loss(const lf_case *c) /* nll_loss's family */
+static bool class_loss(const lf_case *c) /* nll_loss's family: the losses ignore_index is for */
 {
-    return lf_loss_has_classes(c->loss) && c->loss != LF_LOSS_MULTI_MARGIN;
+    return lf_loss_has_classes(c->loss) && (lf_loss_options(c->loss) & LF_OPT_IGNORE_INDEX);
 }
 
 #define RULE(id) static bool id(const lf_case *c, const lf_result *s, const lf_result *t)
@@ -85,24 +85,16 @@ RULE(nll2d_empty_dtype)
 }
 RULE(nll2d_int32_labels)
 {
-    return c->loss != LF_LOSS_MULTI_MARGIN && t->kind == LF_OUTCOME_DEVICE_ASSERT &&
+    return class_loss(c) && t->kind == LF_OUTCOME_DEVICE_ASSERT &&
            ((s->kind == LF_OUTCOME_OK && !strcmp(s->silent, "label_truncated")) ||
             (s->kind == LF_OUTCOME_HOST_ERROR && reads_int32_labels(c))); /* CUDA reaches a later host error */
 }
-RULE(nll2d_narrowed_ignore)
-{
-    return c->loss != LF_LOSS_MULTI_MARGIN && lf_known_both_ok(s, t) && !strcmp(s->silent, "label_truncated");
-}
+RULE(nll2d_narrowed_ignore) { return class_loss(c) && lf_known_both_ok(s, t) && !strcmp(s->silent, "label_truncated"); }
 RULE(nll2d_wide_ignore_asserts)
 {
     return s->kind == LF_OUTCOME_DEVICE_ASSERT && s->kernel_id == LF_K_NLL2D_REDUCE &&
            (t->kind == LF_OUTCOME_OK || t->kind == LF_OUTCOME_HOST_ERROR) && /* (a later check, label smoothing's) */
            c->ignore_index != (int32_t)c->ignore_index;
-}
-RULE(margin_int_label)
-{
-    return c->loss == LF_LOSS_MULTI_MARGIN && t->kind == LF_OUTCOME_DEVICE_ASSERT && s->kind == LF_OUTCOME_OK &&
-           !strcmp(s->silent, "label_truncated");
 }
 RULE(f16_sum_in_f16)
 {
@@ -133,12 +125,6 @@ RULE(one_d_target_1_13)
 {
     return !lf_known_both_ok(s, t) && class_loss(c) && c->input.ndim == 1 && c->target.ndim == 1 &&
            (c->loss == LF_LOSS_NLL || c->target.shape[0] != c->input.shape[0]);
-}
-RULE(margin_weight_size_1_13)
-{
-    /* it goes on to what comes next: a result, the label's range, the target's dtype */
-    return c->loss == LF_LOSS_MULTI_MARGIN && lf_known_host_error(s, "weight_shape") &&
-           !lf_known_host_error(t, "weight_shape");
 }
 RULE(bf16_spatial_log_softmax)
 {

@@ -49,7 +49,8 @@ typedef struct {
 int lossfuzz_guard_check(const lossfuzz_guard_call *call, lossfuzz_verdict *out);
 
 /* The name of the i-th loss a call can name, one a call's fields hold every
- * option of (not multi_margin_loss's p and margin); NULL past the end. */
+ * option of (a loss with options of its own, as a hinge's p, is left out); NULL
+ * past the end. */
 const char *lossfuzz_guard_loss(unsigned i);
 
 /* LOSSFUZZ_GUARD_ABI of the library: a caller built against another refuses it. */

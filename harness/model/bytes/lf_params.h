@@ -74,7 +74,7 @@ static const char *const lf_p_reductions[] = {"mean", "sum", "none", "avg"};
 static const int64_t lf_p_prob_ignore[] = {-100, -1, 0, 3};
 /* The options' bytes, lf_options.def's BYTE column: prm[byte] / divisor % n
  * picks a value, the first (the default) "not given"; n 0: none of its own.
- * P_SMOOTHING: label_smoothing, or multi_margin_loss's margin (% 8) and p
+ * P_SMOOTHING: label_smoothing, or the hinge's margin (% 8) and p
  * (/ 8 % 4). fuzz_llm's (the LLM family), from two bytes the class decoder
  * leaves unread: P_PROB_IGNORE the softcap (% 8), the logit scale (/ 8 % 8)
  * and / 64 the loss mask (none, ones, 0/1 bools, floats in [0, 1]);

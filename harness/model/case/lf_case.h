@@ -169,7 +169,7 @@ lf_reduction lf_reduction_parse(const char *name);
  * label_smoothing): false with err naming it. Case files and dumps both ask. */
 bool lf_case_check_options(const lf_case *c, char *err, size_t errlen);
 /* The label the case's loss ignores: its ignore_index, or for a loss that
- * takes none (multi_margin_loss) INT64_MAX, which no label a kernel reads as
+ * takes none (the hinge) INT64_MAX, which no label a kernel reads as
  * int32 equals. */
 int64_t lf_case_ignored_label(const lf_case *c);
 /* Whether the case calls the LLM family's function: an option given (at its

@@ -80,7 +80,7 @@ void lf_result_error(lf_result *r, const char *error, const char *exception, con
     __attribute__((format(printf, 4, 5)));
 /* PyTorch's C++ name of a dtype: Long, Int, Byte, Bool, Float, Double, Half, BFloat16. */
 const char *lf_torch_type_name(lf_dtype t);
-/* A device assert of kernel_id (lf_asserts.def) on cond_id at element `index`
+/* A device assert of kernel_id (lf_kernels.def) on cond_id at element `index`
  * of the tensor the condition names, as CUDA reports it: "KERNEL: Assertion
  * `COND` failed (target[i] = v, DETAIL)THEN", DETAIL "" for none (lf_assert_result.c). */
 void lf_result_device_assert(lf_result *r, const lf_case *c, int kernel_id, int cond_id, int64_t index,

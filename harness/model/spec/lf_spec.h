@@ -108,10 +108,6 @@ void lf_spec_run_direct(const lf_case *c, lf_result *r);
 void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_linear_run(const lf_case *c, lf_result *r);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
-bool lf_spec_plan_multi_margin(const lf_case *c, lf_problem *p, lf_result *r);
-void lf_spec_run_multi_margin(const lf_case *c, lf_result *r);
-void lf_spec_grad_multi_margin(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
-void lf_spec_route_multi_margin(const lf_case *c, lf_problem *p);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */
 void lf_spec_result_ok(const lf_case *c, const lf_problem *p, bool scalar, lf_result *r);

@@ -231,7 +231,7 @@ bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r)
 
 int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar)
 {
-    if (p->kernels == LF_KERNELS_MULTI_MARGIN) { /* multi_margin_loss: [N] for reduction none and a target with a dim */
+    if (lf_kernels_per_row(p->kernels)) { /* [N] for reduction none and a target with a dim */
         *scalar = p->reduction != LF_RED_NONE || p->tg_ndim == 0;
         return *scalar ? 1 : p->N;
     }

@@ -191,41 +191,6 @@ static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
     return true;
 }
 
-/* multi_margin_loss's host checks, the guard's own (PyTorch's order): rows of
- * [N, C], [C] or a scalar, one int64 label a row; the labels on the device next. */
-static bool check_multi_margin(const lf_case *c, lf_problem *p, lf_result *r)
-{
-    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
-    char is[128], ts[128], ws[128];
-    lf_guard_shapes(c, is, ts, ws);
-    if (c->p != 1 && c->p != 2)
-        return lf_guard_reject(r, "margin_p", NULL, "use p=1 (the hinge) or p=2 (its square)",
-                               "p = %lld: multi_margin_loss takes p of 1 or 2", (long long)c->p);
-    if (w->present && w->ndim != 1)
-        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                               "weight of shape %s: it must be 1-D", ws);
-    bool rows = (in->ndim == 2 && in->shape[1] > 0) || (in->ndim == 1 && in->shape[0] > 0) || in->ndim == 0;
-    if (!rows)
-        return lf_guard_reject(r, "input_dim", NULL, "pass scores of shape [N, C] or [C], with C > 0",
-                               "input of shape %s: multi_margin_loss takes [N, C], [C] or a scalar, with classes", is);
-    int64_t n = in->ndim <= 1 ? 1 : in->shape[0], classes = in->ndim == 0 ? 1 : in->shape[in->ndim - 1];
-    if (tg->ndim > 1 || tg->numel != n)
-        return lf_guard_reject(r, "target_shape", NULL, "one class index per row: shape [N], or [] / [1] for one row",
-                               "target of shape %s for %lld row(s) of input %s", ts, (long long)n, is);
-    if (w->present && w->numel != classes)
-        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                               "weight of shape %s for %lld classes", ws, (long long)classes);
-    if (in->numel > 0 && tg->dtype != LF_I64) /* (an input without elements reads neither) */
-        return lf_guard_reject(r, "target_dtype", "wrong_target_dtype", "convert the target with target.long()",
-                               "class indices must be int64, got %s", lf_dtype_name(tg->dtype));
-    if (in->numel > 0 && w->present && w->dtype != in->dtype)
-        return lf_guard_reject(r, "weight_dtype", NULL, "convert the weight with weight.to(input.dtype)",
-                               "the weight is %s, the input %s: multi_margin_loss wants them alike",
-                               lf_dtype_name(w->dtype), lf_dtype_name(in->dtype));
-    lf_spec_route_multi_margin(c, p);
-    return true;
-}
-
 static bool smoothing_weight_checks(const lf_case *c, const lf_problem *p, lf_result *r)
 {
     const lf_tensor *w = &c->weight;
@@ -293,7 +258,6 @@ bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_d
     const lf_loss_row *row = lf_loss_row_of(c->loss);
     if (row->guard_check) return row->guard_check(c, p, r);
     if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
-    if (c->loss == LF_LOSS_MULTI_MARGIN) return check_multi_margin(c, p, r);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
         return check_prob(c, p, r, needs_data);
     if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)

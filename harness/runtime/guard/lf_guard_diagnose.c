@@ -47,7 +47,7 @@ void lf_guard_diagnose_labels(const lf_case *c, const lf_problem *p, const lf_ta
 {
     char hint[400];
     long long C = (long long)p->C, lo = (long long)st->min_label, hi = (long long)st->max_label;
-    bool ignores = lf_loss_options(c->loss) & LF_OPT_IGNORE_INDEX; /* multi_margin_loss has none */
+    bool ignores = lf_loss_options(c->loss) & LF_OPT_IGNORE_INDEX; /* the hinge has none */
     char ignore[64] = "";
     if (ignores) snprintf(ignore, sizeof ignore, "; ignore_index = %lld", (long long)c->ignore_index);
     if (ignores && c->ignore_index >= 0 && c->ignore_index < p->C && !r->warning[0])

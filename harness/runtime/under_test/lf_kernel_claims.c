@@ -28,6 +28,16 @@ static const char *const *loss_names(void) /* by bit, as the hello writes them; 
     }
     return names;
 }
+const char *lf_kernel_claims_unreachable(unsigned losses)
+{
+    /* the options lossfuzz_call has fields for (kernel.h) */
+    const unsigned fields = LF_OPT_WEIGHT | LF_OPT_POS_WEIGHT | LF_OPT_IGNORE_INDEX | LF_OPT_LABEL_SMOOTHING |
+                            LF_OPT_LINEAR_BIAS | LF_OPT_LLM;
+    for (int l = 0; l < LF_LOSS_COUNT; l++)
+        if ((losses & (loss_claims[l].bit | loss_claims[l].prob_bit)) && (lf_loss_options((lf_loss)l) & ~fields))
+            return loss_claims[l].name;
+    return NULL;
+}
 static unsigned all_loss_bits(void)
 {
     unsigned bits = 0;

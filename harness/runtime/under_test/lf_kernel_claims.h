@@ -99,6 +99,9 @@ void lf_llm_claims_fit(const lf_llm_claims *l, lf_case *c);
 /* kernel.h's bit of the case's loss (cross_entropy's target decides
  * between class indices and probabilities, as in PyTorch: the input's shape). */
 unsigned lf_kernel_loss_bit(const lf_case *c);
+/* The first loss of `losses` (LOSSFUZZ_* claim bits) that takes an option a C kernel's call has no field
+ * for, or NULL: a C kernel cannot be judged on it. */
+const char *lf_kernel_claims_unreachable(unsigned losses);
 /* kernel.h's bit of a dtype. */
 unsigned lf_kernel_dtype_bit(lf_dtype t);
 

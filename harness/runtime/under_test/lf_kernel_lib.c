@@ -20,7 +20,7 @@ bool lf_kernel_lib_open(const char *path, lf_kernel_lib *k, char *err, size_t er
     }
     lossfuzz_kernel_describe_fn describe;
     *(void **)&describe = dlsym(k->handle, LOSSFUZZ_KERNEL_SYMBOL);
-    const char *why = NULL;
+    const char *why = NULL, *unreachable;
     if (!describe)
         why = "exports no " LOSSFUZZ_KERNEL_SYMBOL " (define it with LOSSFUZZ_KERNEL_ENTRY from lossfuzz/kernel.h)";
     else if (!(k->table = describe(LOSSFUZZ_KERNEL_ABI)))
@@ -32,11 +32,11 @@ bool lf_kernel_lib_open(const char *path, lf_kernel_lib *k, char *err, size_t er
                  "kernel library %s was built against kernel ABI %u; this lossfuzz speaks ABI %u: rebuild it with "
                  "this lossfuzz's include/lossfuzz/kernel.h",
                  path, k->table->abi, LOSSFUZZ_KERNEL_ABI);
-    } else if (k->table->losses & LOSSFUZZ_MULTI_MARGIN) {
+    } else if ((unreachable = lf_kernel_claims_unreachable(k->table->losses))) {
         snprintf(err, errlen,
-                 "kernel library %s claims multi_margin_loss: its p and margin reach Python kernels "
-                 "only (lossfuzz_call has no field for them yet)",
-                 path);
+                 "kernel library %s claims %s: some of its options reach Python kernels only (lossfuzz_call has "
+                 "no field for them yet)",
+                 path, unreachable);
     } else if (!k->table->forward || !k->table->losses) {
         snprintf(err, errlen, "kernel library %s: its table has no forward function or claims no loss", path);
     } else if (k->table->device != kDLCPU && k->table->device != kDLCUDA) {
