@@ -207,8 +207,9 @@ static void grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_P
 /* The guard's host checks, its own code, written apart from the spec's plan so that the oracle can catch
  * either wrong (PyTorch's order): rows of
  * [N, C], [C] or a scalar, one int64 label a row; the labels on the device next. */
-static bool guard_check(const lf_case *c, lf_problem *p, lf_result *r)
+static bool guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
 {
+    (void)needs_data; /* its hints read no target values */
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
     char is[128], ts[128], ws[128];
     lf_guard_shapes(c, is, ts, ws);

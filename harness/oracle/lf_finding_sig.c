@@ -47,8 +47,10 @@ static void add(char *out, size_t len, size_t *at, const char *trait)
 static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_t *at)
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
-    bool prob = c->loss == LF_LOSS_CROSS_ENTROPY && lf_dtype_is_float(tg->dtype) && in->ndim == tg->ndim;
-    if (want & T_LOSS) add(out, len, at, prob ? "cross_entropy_prob" : lf_loss_name(c->loss));
+    bool prob = lf_loss_takes_probs(c->loss) && lf_dtype_is_float(tg->dtype) && in->ndim == tg->ndim;
+    char loss[64];
+    snprintf(loss, sizeof loss, "%s%s", lf_loss_name(c->loss), prob ? "_prob" : "");
+    if (want & T_LOSS) add(out, len, at, loss);
     if ((want & T_EMPTY) && (in->numel == 0 || tg->numel == 0))
         add(out, len, at, lf_case_classes(c) == 0 ? "no-classes" : "empty"); /* vocab_last: V, not T */
     if (want & T_DTYPE) {

@@ -116,15 +116,10 @@ RULE(target_dtype_checked_later)
     return class_loss(c) && lf_known_host_error(s, "target_dtype") && t->kind == LF_OUTCOME_HOST_ERROR &&
            (!strncmp(t->error, "weight_", 7) || (!strcmp(t->error, "target_shape") && c->target.ndim == 0));
 }
-RULE(bce_dtype_before_broadcast)
-{
-    return c->loss == LF_LOSS_BCE_WITH_LOGITS && lf_known_host_error(s, "broadcast") &&
-           lf_known_host_error(t, "bce_target_dtype");
-}
 RULE(one_d_target_1_13)
 {
     return !lf_known_both_ok(s, t) && class_loss(c) && c->input.ndim == 1 && c->target.ndim == 1 &&
-           (c->loss == LF_LOSS_NLL || c->target.shape[0] != c->input.shape[0]);
+           (!lf_loss_takes_probs(c->loss) || c->target.shape[0] != c->input.shape[0]); /* else probabilities */
 }
 RULE(bf16_spatial_log_softmax)
 {

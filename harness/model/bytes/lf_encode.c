@@ -217,7 +217,7 @@ size_t lf_encode(lf_target t, const lf_case *c, uint8_t *out, size_t cap)
     if (t == LF_TARGET_JSON || t == LF_TARGET_LINEAR || t == LF_TARGET_LLM || lf_loss_of(c->loss)->fused_linear)
         return 0; /* fuzz_linear's and fuzz_llm's seeds are written as bytes (corpus/fuzz_linear, fuzz_llm) */
     bool prob = !lf_loss_has_classes(c->loss) ||
-                (c->loss == LF_LOSS_CROSS_ENTROPY && c->input.ndim == c->target.ndim &&
+                (lf_loss_takes_probs(c->loss) && c->input.ndim == c->target.ndim &&
                  !memcmp(c->input.shape, c->target.shape, sizeof(int64_t) * (size_t)c->input.ndim));
     if (prob != (t == LF_TARGET_PROB)) return 0; /* the other target's family */
     sizes(&c->input, prm);

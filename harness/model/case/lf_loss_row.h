@@ -35,10 +35,11 @@ typedef struct lf_loss_row {
     /* A host error PyTorch raises after the loss's kernel ran (NULL: none of its own). */
     bool (*error_after)(const lf_case *c, const lf_problem *p, lf_result *r);
     /* The guard: its own host checks, which end with the routing (NULL: the
-     * class-index checks of lf_guard_check.c); its verdict on the elements its
-     * pass found out of range (NULL: the targets' statistics judge), which
-     * replaces r where it rejects; false: a read failed. */
-    bool (*guard_check)(const lf_case *c, lf_problem *p, lf_result *r);
+     * class-index checks of lf_guard_check.c; needs_data: the hint depends on
+     * the target's values); its verdict on the elements its pass found out of
+     * range (NULL: the targets' statistics judge), which replaces r where it
+     * rejects; false: a read failed. */
+    bool (*guard_check)(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data);
     bool (*guard_verdict)(const lf_case *c, const struct lf_backend *be, const lf_problem *p, const lf_buffers *b,
                           const lf_target_stats *st, lf_result *r);
     const lf_hint_row *hints; /* the hints its verdicts give, n_hints of them */

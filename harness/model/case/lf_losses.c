@@ -41,3 +41,9 @@ int lf_losses_taking(unsigned kinds, lf_loss *out)
         if ((losses[l].targets & kinds) && !losses[l].fused_linear) out[n++] = (lf_loss)l;
     return n;
 }
+
+bool lf_loss_takes_probs(lf_loss l)
+{
+    const lf_loss_info *info = lf_loss_of(l);
+    return (info->targets & LF_TAKES(LF_PROB_TARGETS)) && !info->fused_linear;
+}

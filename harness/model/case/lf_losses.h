@@ -38,5 +38,7 @@ bool lf_loss_parse(const char *name, lf_loss *out);
 int lf_losses_taking(unsigned kinds, lf_loss *out);
 /* Whether the loss takes class-index targets (and so rows, device asserts). */
 bool lf_loss_has_classes(lf_loss l);
+/* Whether it reads a target of its input's shape as class probabilities (not a fused linear's). */
+bool lf_loss_takes_probs(lf_loss l);
 
 #endif

@@ -23,8 +23,7 @@ void lf_problem_init(const lf_case *c, lf_problem *p, int targets)
 {
     memset(p, 0, sizeof *p);
     p->targets = targets;
-    p->kernels = targets == LF_BINARY_TARGETS ? LF_KERNELS_BCE_LOGITS : LF_KERNELS_CLASSES; /* a loss's routing may
-                                                                                              * pick its own */
+    p->kernels = LF_KERNELS_CLASSES; /* the class-index losses'; another loss's routing picks its own */
     const lf_loss_info *L = lf_loss_of(c->loss);
     p->log_softmax = L->log_softmax && !L->fused_linear; /* a fused linear's input is hidden states, not logits */
     p->reduction = c->reduction == LF_REDUCTION_NONE  ? LF_RED_NONE

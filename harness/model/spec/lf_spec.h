@@ -97,13 +97,13 @@ void lf_spec_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_
  * beyond their rounding (NULL: exact, the input as given). */
 void lf_spec_run_logits(const lf_case *c, const double *logit_extra, lf_result *r);
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g);
-/* The hooks the losses' rows share (harness/losses/): the plans of the
- * class-index losses and of BCE-with-logits (lf_spec_plan.c), the run and
+/* The hooks the losses' rows share (harness/losses/): nll_loss's plan and
+ * the class-index checks (lf_spec_plan.c), the run and
  * gradients of a loss computed on its input as given (lf_spec_eval.c,
  * lf_spec_grad.c), and fused linear + cross-entropy's (lf_spec_linear.c). */
-bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r);
 bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r);
-bool lf_spec_plan_bce_logits(const lf_case *c, lf_problem *p, lf_result *r);
+/* nll_loss's checks and routing after a loss's own (cross_entropy's: after log_softmax, smoothing > 0). */
+bool lf_spec_plan_class(const lf_case *c, lf_problem *p, lf_result *r, double smoothing);
 void lf_spec_run_direct(const lf_case *c, lf_result *r);
 void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_linear_run(const lf_case *c, lf_result *r);

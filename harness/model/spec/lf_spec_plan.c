@@ -1,6 +1,8 @@
-/* lf_spec_plan.c - PyTorch's host-side checks for the three losses, in the order
- * PyTorch runs them (torch/nn/functional.py, aten/src/ATen/native/LossNLL.cpp,
- * LossNLL2d.cpp, Loss.cpp), and the routing of a valid call to its kernels. */
+/* lf_spec_plan.c - PyTorch's host-side checks of the class-index losses
+ * (nll_loss; cross_entropy after its own, harness/losses/lf_loss_cross_entropy.c),
+ * in the order PyTorch runs them (torch/nn/functional.py,
+ * aten/src/ATen/native/LossNLL.cpp, LossNLL2d.cpp), and the routing of a
+ * valid call to its kernels. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,10 +11,8 @@
 #include "lf_shape.h"
 #include "lf_spec.h"
 
-static bool is_float(const lf_tensor *t) { return lf_dtype_is_float(t->dtype); }
-
 /* The class-index NLL step (nll_loss, nll_loss2d), after log_softmax. */
-static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoothing)
+bool lf_spec_plan_class(const lf_case *c, lf_problem *p, lf_result *r, double smoothing)
 {
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
     char ishape[128], tshape[128], wshape[128];
@@ -125,108 +125,13 @@ static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r, double smoot
     return true;
 }
 
-static bool plan_prob(const lf_case *c, lf_problem *p, lf_result *r)
-{
-    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
-    if (!is_float(tg)) {
-        lf_result_error(r, "prob_target_dtype", "RuntimeError",
-                        "Expected floating point type for target with class probabilities, got %s",
-                        lf_torch_type_name(tg->dtype));
-        return false;
-    }
-    if (c->ignore_index >= 0) {
-        lf_result_error(r, "prob_ignore_index", "RuntimeError",
-                        "ignore_index is not supported for floating point target");
-        return false;
-    }
-    if (in->ndim == 0) {
-        lf_result_error(r, "input_dim", "IndexError",
-                        "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
-        return false;
-    }
-    lf_problem_init(c, p, LF_PROB_TARGETS);
-    lf_problem_layout(in, p);
-    if (w->present && (w->ndim != 1 || w->numel != p->C)) {
-        char wshape[128];
-        lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
-        lf_result_error(r, "weight_shape", "RuntimeError",
-                        "cross_entropy: weight tensor should be defined either for all %lld classes or no classes but "
-                        "got weight tensor of shape: %s",
-                        (long long)p->C, wshape);
-        return false;
-    }
-    if (c->label_smoothing > 1.0) { /* checked only inside `if (label_smoothing > 0.0)` */
-        lf_result_error(r, "label_smoothing_range", "RuntimeError",
-                        "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
-        return false;
-    }
-    p->label_smoothing = c->label_smoothing > 0.0 ? c->label_smoothing : 0; /* negative, NaN: none */
-    p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
-    if (w->present) p->out_dtype = lf_dtype_promote(p->out_dtype, w->dtype);
-    return true;
-}
-
-static bool plan_bce(const lf_case *c, lf_problem *p, lf_result *r)
-{
-    const lf_tensor *in = &c->input, *tg = &c->target;
-    char ishape[128], tshape[128];
-    if (!lf_same_shape(in, tg)) {
-        lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
-        lf_format_shape(tshape, sizeof tshape, tg->shape, tg->ndim);
-        lf_result_error(r, "bce_target_shape", "ValueError",
-                        "Target size (torch.Size(%s)) must be the same as input size (torch.Size(%s))", tshape, ishape);
-        return false;
-    }
-    lf_problem_init(c, p, LF_BINARY_TARGETS);
-    p->N = in->numel;
-    /* Loss.cpp's order (2.15): log_sigmoid(input).mul_(log_weight) broadcasts pos_weight in place, then
-     * (1 - target).mul_(input) casts into the target's dtype, then loss.mul_(weight) */
-    const lf_tensor *extra[2] = {&c->pos_weight, &c->weight};
-    int64_t *strides[2] = {p->pw_stride, p->w_stride};
-    for (int k = 0; k < 2; k++) {
-        if (k == 1 && !is_float(tg)) {
-            lf_result_error(r, "bce_target_dtype", "RuntimeError",
-                            "result type %s can't be cast to the desired output type %s", lf_torch_type_name(in->dtype),
-                            lf_torch_type_name(tg->dtype));
-            return false;
-        }
-        if (!extra[k]->present || lf_broadcast_strides(extra[k], in, strides[k])) continue;
-        char eshape[128];
-        lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
-        lf_format_shape(eshape, sizeof eshape, extra[k]->shape, extra[k]->ndim);
-        lf_result_error(r, "broadcast", "RuntimeError", "%s of shape %s does not broadcast to input shape %s",
-                        k ? "weight" : "pos_weight", eshape, ishape);
-        return false;
-    }
-    p->out_dtype = tg->dtype; /* (1 - target).mul_(input): the in-place chain keeps the target's dtype */
-    return true;
-}
-
-bool lf_spec_plan_bce_logits(const lf_case *c, lf_problem *p, lf_result *r) { return plan_bce(c, p, r); }
-
 bool lf_spec_plan_nll_loss(const lf_case *c, lf_problem *p, lf_result *r)
 {
     if (c->input.ndim < 1) {
         lf_result_error(r, "input_dim", "ValueError", "Expected 1 or more dimensions (got 0)");
         return false;
     }
-    return plan_nll(c, p, r, 0);
-}
-
-bool lf_spec_plan_cross_entropy(const lf_case *c, lf_problem *p, lf_result *r)
-{
-    if (lf_same_shape(&c->input, &c->target)) return plan_prob(c, p, r);
-    if (c->label_smoothing > 1.0) {
-        lf_result_error(r, "label_smoothing_range", "RuntimeError",
-                        "label_smoothing must be between 0.0 and 1.0. Got: %g", c->label_smoothing);
-        return false;
-    }
-    if (c->input.ndim == 0) { /* log_softmax(input, dim=1) on a 0-D tensor */
-        lf_result_error(r, "input_dim", "IndexError",
-                        "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
-        return false;
-    }
-    return plan_nll(c, p, r, c->label_smoothing > 0.0 ? c->label_smoothing : 0);
+    return lf_spec_plan_class(c, p, r, 0);
 }
 
 int64_t lf_plan_out_numel(const lf_problem *p, bool *scalar)

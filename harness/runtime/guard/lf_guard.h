@@ -19,6 +19,10 @@ void lf_guard_shapes(const lf_case *c, char is[128], char ts[128], char ws[128])
 /* Host-side validation (shapes, dtypes, options). false: r holds the rejection.
  * `needs_data` is set when the hint depends on the target's values. */
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data);
+/* The class-index checks in PyTorch's order, the losses' default guard_check
+ * (lf_loss_row.h), for a loss that smooths its labels by `smoothing` (0: none). */
+bool lf_guard_check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data, double smoothing);
+bool lf_guard_reject_0d_input(lf_result *r);
 
 /* What PyTorch raises only after its NLL kernels ran (so after any bad label):
  * label smoothing with class weights and reduction mean gathers the weights by

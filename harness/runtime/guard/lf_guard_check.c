@@ -30,7 +30,7 @@ void lf_guard_shapes(const lf_case *c, char is[128], char ts[128], char ws[128])
     lf_format_shape(ws, 128, c->weight.shape, c->weight.ndim);
 }
 
-static bool reject_0d_input(lf_result *r)
+bool lf_guard_reject_0d_input(lf_result *r)
 {
     return lf_guard_reject(r, "input_dim", NULL, "for a single sample pass input of shape [C] and a 0-D target",
                            "input is 0-D: it needs a class dimension");
@@ -74,7 +74,7 @@ static bool reject_target_dtype(const lf_case *c, bool *needs_data, lf_result *r
 
 /* The checks in PyTorch's order (pytorch-semantics.md section 2), so that a
  * call with several problems is rejected for the one PyTorch names first. */
-static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
+static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data, double smoothing)
 {
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
     bool spatial = in->ndim >= 3;
@@ -127,67 +127,8 @@ static bool check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
     lf_problem_layout(in, p);
     /* which kernel reads the labels decides how: nll_loss2d's mean/sum narrows them to int32 */
     p->kernel_id = !spatial ? LF_K_NONE : c->reduction == LF_REDUCTION_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
-    if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 0) p->label_smoothing = c->label_smoothing;
+    p->label_smoothing = smoothing;
     lf_problem_class_out_dtype(c, p);
-    return true;
-}
-
-static bool check_prob(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
-{
-    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
-    if (!lf_dtype_is_float(tg->dtype)) {
-        *needs_data = true;
-        return lf_guard_reject(r, "prob_target_dtype", NULL, NULL,
-                               "target has the input's shape, so it is read as class probabilities, which must be "
-                               "floating point; got %s",
-                               lf_dtype_name(tg->dtype));
-    }
-    if (c->ignore_index >= 0)
-        return lf_guard_reject(r, "prob_ignore_index", NULL,
-                               "leave ignore_index at its default (-100) with probability targets",
-                               "ignore_index = %lld cannot apply to probability targets", (long long)c->ignore_index);
-    if (in->ndim == 0) return reject_0d_input(r);
-    int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
-    if (w->present && (w->ndim != 1 || w->numel != C))
-        return lf_guard_reject(r, "weight_shape", NULL, "pass one weight per class, shape [C]",
-                               "weight with %lld elements for %lld classes", (long long)w->numel, (long long)C);
-    if (c->label_smoothing > 1)
-        return lf_guard_reject(r, "label_smoothing_range", NULL,
-                               "label_smoothing is a probability mass: use a value in [0, 1]",
-                               "label_smoothing = %g is greater than 1", c->label_smoothing);
-    lf_problem_init(c, p, LF_PROB_TARGETS);
-    lf_problem_layout(in, p);
-    p->label_smoothing = c->label_smoothing > 0 ? c->label_smoothing : 0;
-    p->out_dtype = lf_dtype_promote(in->dtype, tg->dtype);
-    if (w->present) p->out_dtype = lf_dtype_promote(p->out_dtype, w->dtype);
-    return true;
-}
-
-static bool check_bce(const lf_case *c, lf_problem *p, lf_result *r)
-{
-    const lf_tensor *in = &c->input, *tg = &c->target;
-    char is[128], ts[128];
-    lf_format_shape(is, sizeof is, in->shape, in->ndim);
-    lf_format_shape(ts, sizeof ts, tg->shape, tg->ndim);
-    if (!lf_same_shape(in, tg)) {
-        bool indices = in->ndim == 2 && tg->ndim == 1 && !lf_dtype_is_float(tg->dtype);
-        return lf_guard_reject(
-            r, "bce_target_shape", indices ? "class_indices_to_bce" : NULL,
-            indices ? "these look like class indices: use cross_entropy, or F.one_hot(target, C).float()" : NULL,
-            "target of shape %s must have the input's shape %s", ts, is);
-    }
-    lf_problem_init(c, p, LF_BINARY_TARGETS);
-    p->N = in->numel;
-    /* pos_weight, the target's dtype, then the weight: the order PyTorch 2.15 applies them in */
-    if (c->pos_weight.present && !lf_broadcast_strides(&c->pos_weight, in, p->pw_stride))
-        return lf_guard_reject(r, "broadcast", NULL, "pos_weight is per class: shape [C] for input [..., C]",
-                               "pos_weight does not broadcast to the input's shape %s", is);
-    if (!lf_dtype_is_float(tg->dtype))
-        return lf_guard_reject(r, "bce_target_dtype", NULL, "convert the target with target.float()",
-                               "binary targets must be floating point, got %s", lf_dtype_name(tg->dtype));
-    if (c->weight.present && !lf_broadcast_strides(&c->weight, in, p->w_stride))
-        return lf_guard_reject(r, "broadcast", NULL, NULL, "weight does not broadcast to the input's shape %s", is);
-    p->out_dtype = tg->dtype;
     return true;
 }
 
@@ -243,27 +184,20 @@ bool lf_guard_check_after_labels(const lf_case *c, const lf_problem *p, lf_resul
     return false;
 }
 
+bool lf_guard_check_class(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data, double smoothing)
+{
+    if (c->input.ndim == 0) return lf_guard_reject_0d_input(r);
+    return check_class(c, p, r, needs_data, smoothing);
+}
+
 bool lf_guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *needs_data)
 {
     *needs_data = false;
-    if (!(c->label_smoothing >= 0) && c->loss == LF_LOSS_CROSS_ENTROPY)
-        lf_guard_warn(r, "label_smoothing_ignored",
-                      "label_smoothing = %g is ignored: PyTorch applies it "
-                      "only when it is > 0",
-                      c->label_smoothing);
     memset(p, 0, sizeof *p);
     if (c->reduction == LF_REDUCTION_INVALID)
         return lf_guard_reject(r, "reduction_invalid", NULL, "use \"none\", \"mean\" or \"sum\"",
                                "reduction \"%s\" is not one of none, mean, sum", c->reduction_name);
     const lf_loss_row *row = lf_loss_row_of(c->loss);
-    if (row->guard_check) return row->guard_check(c, p, r);
-    if (!lf_loss_has_classes(c->loss)) return check_bce(c, p, r);
-    if (c->loss == LF_LOSS_CROSS_ENTROPY && lf_same_shape(&c->input, &c->target))
-        return check_prob(c, p, r, needs_data);
-    if (c->loss == LF_LOSS_CROSS_ENTROPY && c->label_smoothing > 1.0)
-        return lf_guard_reject(r, "label_smoothing_range", NULL,
-                               "label_smoothing is a probability mass: use a value in [0, 1]",
-                               "label_smoothing = %g is greater than 1", c->label_smoothing);
-    if (c->input.ndim == 0) return reject_0d_input(r);
-    return check_class(c, p, r, needs_data);
+    if (row->guard_check) return row->guard_check(c, p, r, needs_data);
+    return lf_guard_check_class(c, p, r, needs_data, 0);
 }
