@@ -6,7 +6,7 @@
 # - the Triton softcap + z-loss kernel (Triton's interpreter) and the plain
 #   torch vocabulary-parallel kernel (2 gloo ranks): no finding in
 #   LLM_TEST_SECONDS each; their buggy copies each found from an empty corpus
-#   within 60 s, 3 of 3 seeds;
+#   within 60 s, 2 of 2 seeds (as ci/test.sh's Python kernels);
 # - a rank that skips a collective: hang/kernel, every rank replaced, the
 #   next case judged;
 # - the definitions composed of torch ops run as a kernel (composition.py),
@@ -43,11 +43,11 @@ clean() {
     expect 0 "findings: 0" "$lossfuzz" fuzz --target fuzz_llm --seconds "$seconds" --kernel "$1" $world \
         --out "$work/clean"
 }
-# found KERNEL WORLD: its first finding within 60 s from an empty corpus, seeds 1 to 3.
+# found KERNEL WORLD: its first finding within 60 s from an empty corpus, seeds 1 and 2.
 found() {
     world=""
     [ "$2" -gt 0 ] && world="--world-size $2"
-    for seed in 1 2 3; do
+    for seed in 1 2; do
         # shellcheck disable=SC2086
         expect 1 "finding " "$lossfuzz" fuzz --target fuzz_llm --corpus "$empty" --seed "$seed" --first --seconds 60 \
             --kernel "$1" $world --out "$work/found-$seed"
