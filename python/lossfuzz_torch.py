@@ -41,19 +41,33 @@ def read_losses(losses):
             CPU_ASSERTS[loss["name"]] = (getattr(builtins, exc), re.compile(pattern), error)
 
 
+def logits_ndim(c):
+    """The rank of the logits cross_entropy gets: a fused linear's
+    [*input.shape[:-1], C, d1..dK] for linear_weight [C, d1..dK, H]."""
+    if c.loss == LINEAR and c.ndim("input") and c.ndim("linear_weight"):
+        return c.ndim("input") - 1 + c.ndim("linear_weight") - 1
+    return c.ndim("input") or 0
+
+
 # Host error message -> error class; ordered, first match wins. The optional
 # third item is a condition on the case that must also hold.
 ERROR_TABLE = [
     (r"is not a valid value for reduction", "reduction_invalid", None),
-    # F.linear's, before cross_entropy runs (torch 1.13 and 2.x word them differently)
-    (r"mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
+    # linear_cross_entropy's own checks (torch 2.15), or F.linear's in the composition before it
+    # (torch 1.13 and 2.x word them differently), before cross_entropy runs
+    (r"expected input with dimensionality 1 or 2|expected linear_weight with dimensionality at least 2"
+     r"|expected equal input and linear_weight last dimensions|expected linear_bias shape"
+     r"|K-dimensional loss defined by linear_weight shape"
+     r"|mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
      r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
+    (r"ignore_index cannot be specified when target contains probabilities", "prob_ignore_index",
+     lambda c: c.loss == LINEAR),
     (r"Dimension specified as 0 but tensor has no dimensions", "target_shape",  # target.size(0) of a 0-D target
-     lambda c: c.ndim("target") == 0 and (c.ndim("input") or 0) >= 2),
+     lambda c: c.ndim("target") == 0 and logits_ndim(c) >= 2),
     (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view
      lambda c: c.dtype("weight") is not None and c.ndim("weight") == 0),
     (r"ArrayRef: invalid slice", "target_shape",  # nll_loss_nd's view of a spatial input with a 0-D target
-     lambda c: c.ndim("target") == 0 and (c.ndim("input") or 0) >= 3),
+     lambda c: c.ndim("target") == 0 and logits_ndim(c) >= 3),
     (r"Dimension out of range|Expected 1 or more dimensions"
      r"|Dimension specified as \d+ but tensor has no dimensions", "input_dim", None),
     (r"Expected floating point type for target with class probabilities",

@@ -185,7 +185,9 @@ class Worker:
         and not at PyTorch's default (a kernel under test may not take them)."""
         kwargs = {"reduction": case.reduction}
         for k in OPTIONS[case.loss]:
-            if k in case.doc and case.doc[k] != DEFAULTS.get(k):
+            # linear_cross_entropy's ignore_index defaults to None: a given -100 is a value
+            given = case.loss in FUSED_LINEAR and k == "ignore_index"
+            if k in case.doc and (given or case.doc[k] != DEFAULTS.get(k)):
                 kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
         return tuple(self.tensor(case.doc[k]) for k in positional(case.loss)), kwargs
 
@@ -414,8 +416,13 @@ class Worker:
 
 
 def linear_cross_entropy(input, linear_weight, target, linear_bias=None, **kwargs):
-    """PyTorch's fused linear + cross-entropy, as the composition it stands for."""
+    """PyTorch's fused linear + cross-entropy: F.linear_cross_entropy since
+    torch 2.15; before it, the composition it stands for (its answers are the
+    version-keyed known difference linear_cross_entropy_composed)."""
     import torch.nn.functional as F
+    if hasattr(F, "linear_cross_entropy"):
+        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, **kwargs)
+    kwargs.setdefault("ignore_index", -100)  # 2.15's None
     return F.cross_entropy(F.linear(input, linear_weight, linear_bias), target, **kwargs)
 
 

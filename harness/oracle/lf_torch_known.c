@@ -197,13 +197,21 @@ const lf_known_difference *lf_known_difference_at(int i)
 const lf_known_difference *lf_torch_known_difference(const lf_case *c, const lf_result *s, const lf_result *t,
                                                      const char *device, const char *version)
 {
-    /* A fused linear + CE is cross_entropy on its logits: the same differences, judged on their shape. */
+    /* A fused linear + CE: its own differences (its row's), then
+     * cross_entropy's on its logits, judged on their shape. */
+    const lf_loss_row *own = lf_loss_row_of(c->loss);
+    for (int i = 0; lf_loss_of(c->loss)->fused_linear && i < own->n_known; i++)
+        if (holds_for(&own->known[i].entry, device, version) && own->known[i].rule(c, s, t))
+            return &own->known[i].entry;
     lf_case logits;
-    if (lf_loss_of(c->loss)->fused_linear) {
+    int64_t shape[LF_MAX_DIMS];
+    int ndim = lf_loss_of(c->loss)->fused_linear ? lf_case_linear_logits_shape(c, shape) : -1;
+    if (ndim > 0) {
         logits = *c;
         logits.loss = LF_LOSS_CROSS_ENTROPY;
         logits.input.strided = false;
-        logits.input.shape[logits.input.ndim - 1] = c->linear_weight.ndim ? c->linear_weight.shape[0] : 0;
+        logits.input.ndim = ndim;
+        memcpy(logits.input.shape, shape, sizeof(int64_t) * (size_t)ndim);
         c = &logits;
     }
     for (int i = 0; i < N_SHARED; i++)

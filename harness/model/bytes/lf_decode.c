@@ -514,7 +514,8 @@ static void normal(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape,
 }
 
 /* fuzz_linear: hidden states [N, H] (or [H]) from the payload, a seeded
- * weight [V, H] (sometimes of the wrong H: PyTorch raises) and bias, in one
+ * weight [V, H] (sometimes of the wrong H: PyTorch raises; sometimes [V, 2, H])
+ * and bias (sometimes [1]), in one
  * dtype, then cross_entropy's options and labels as fuzz_class has them.
  * Vocabularies up to 2047, and past LF_BLOCK_ROW (2049 to 50257) with the
  * hidden size cut (to 7 for 2049, 1 past 8193). */
@@ -535,8 +536,14 @@ static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_by
         if (N < 0) N = 0;
     }
     bool one_d = prm[P_RANK] % 4 == 3;
+    /* P_D2 % 16: 15 a weight of another hidden size, 14 a K-dimensional weight [V, 2, H] (logits
+     * [N, V, 2], torch 2.15's), 13 a bias [1] (broadcast by F.linear, refused by 2.15) */
+    int shape_byte = prm[P_D2] % 16, k = shape_byte == 14;
+    if (k && V > 1) V /= 2; /* the same budget for [V, 2, H] */
     lf_dtype dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
-    int64_t hshape[2] = {N, H}, wshape[2] = {V, prm[P_D2] % 16 == 15 ? H + 1 : H}, bshape[1] = {V};
+    int64_t hshape[2] = {N, H}, wshape[3] = {V, 2, shape_byte == 15 ? H + 1 : H}, bshape[2] = {V, 2};
+    if (!k) wshape[1] = wshape[2];
+    if (shape_byte == 13) bshape[0] = 1;
     alloc(&c->input, dtype, one_d ? 1 : 2, one_d ? hshape + 1 : hshape);
     static const int64_t fixed_ignore[IG_COUNT] = {-100, 255, -1, 0, 0, 0, 2147483648LL};
     int ig = prm[P_IGNORE_OR_POS_WEIGHT] % IG_COUNT;
@@ -546,14 +553,19 @@ static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_by
     decode_options(c, prm, LF_PYTORCH);
     int tndim;
     int64_t tshape[LF_MAX_DIMS];
-    target_shape(&c->input, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
+    lf_tensor logits_view = {.ndim = (one_d ? 1 : 2) + k, .shape = {N, V, 2}}; /* the target fits the logits */
+    if (one_d) {
+        logits_view.shape[0] = V;
+        logits_view.shape[1] = 2;
+    }
+    target_shape(&logits_view, prm[P_TGT_SHAPE] % TS_COUNT, &tndim, tshape);
     alloc(&c->target, lf_p_label_dtypes[prm[P_TGT_DTYPE] % LF_COUNT(lf_p_label_dtypes)], tndim, tshape);
     labels(pr, &c->target, V, c->ignore_index, lay, fill);
     logits(pr, &c->input, prm[P_VALUE_MODE] % V_COUNT, prm[P_FILL], lay, fill);
     /* weights of std 1/sqrt(H) keep the logits near the hidden states' spread, or 30x it */
     double std = (prm[P_POS_WEIGHT_VALUES] % 4 == 3 ? 30.0 : 1.0) / (H > 1 ? __builtin_sqrt((double)H) : 1.0);
-    normal(&c->linear_weight, dtype, 2, wshape, prm[P_SEED] + 2u, std, fill);
-    if (prm[P_LOSS] % 2) normal(&c->linear_bias, dtype, 1, bshape, prm[P_SEED] + 3u, 1.0, fill);
+    normal(&c->linear_weight, dtype, 2 + k, wshape, prm[P_SEED] + 2u, std, fill);
+    if (prm[P_LOSS] % 2) normal(&c->linear_bias, dtype, 1 + k, bshape, prm[P_SEED] + 3u, 1.0, fill);
     extra(pr, &c->weight, prm[P_WEIGHT] % W_COUNT, prm[P_WEIGHT_VALUES], prm[P_SEED], false, &c->input, V, fill);
     if (!fill) return;
     layout(&c->input, prm[P_IN_LAYOUT]);

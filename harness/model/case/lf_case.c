@@ -204,10 +204,28 @@ int lf_case_class_dim(const lf_case *c)
     return c->vocab_last && !lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : 1;
 }
 
+int lf_case_linear_logits_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS])
+{
+    const lf_tensor *in = &c->input, *w = &c->linear_weight;
+    int n = 0;
+    if (in->ndim < 1 || w->ndim < 2 || in->ndim - 1 + w->ndim - 1 > LF_MAX_DIMS) return -1;
+    for (int d = 0; d < in->ndim - 1; d++) shape[n++] = in->shape[d];
+    for (int d = 0; d < w->ndim - 1; d++) shape[n++] = w->shape[d];
+    return n;
+}
+
 int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS])
 {
     const lf_tensor *in = &c->input;
-    int n = 0, cls = lf_loss_of(c->loss)->fused_linear ? in->ndim - 1 : lf_case_class_dim(c);
+    int n = 0;
+    if (lf_loss_of(c->loss)->fused_linear) { /* the logits' shape without C */
+        int64_t logits[LF_MAX_DIMS];
+        int m = lf_case_linear_logits_shape(c, logits), cls = in->ndim - 1;
+        for (int d = 0; d < m; d++)
+            if (d != cls) shape[n++] = logits[d];
+        return n;
+    }
+    int cls = lf_case_class_dim(c);
     for (int d = 0; d < in->ndim; d++)
         if (d != cls) shape[n++] = in->shape[d];
     return n;
@@ -236,7 +254,7 @@ int64_t lf_case_first_wrapped_ignore(const lf_case *c)
 
 int64_t lf_case_classes(const lf_case *c)
 {
-    if (lf_loss_of(c->loss)->fused_linear) return c->linear_weight.ndim == 2 ? c->linear_weight.shape[0] : -1;
+    if (lf_loss_of(c->loss)->fused_linear) return c->linear_weight.ndim >= 2 ? c->linear_weight.shape[0] : -1;
     if (c->input.ndim == 0) return -1;
     return c->input.shape[lf_case_class_dim(c)];
 }
@@ -316,17 +334,17 @@ bool lf_case_check_options(const lf_case *c, char *err, size_t errlen)
             snprintf(err, errlen, "linear_weight: linear_cross_entropy needs linear_weight ([V, H] for input [N, H])");
             return false;
         }
-        if (c->input.ndim < 1 || c->input.ndim > 2) {
-            snprintf(err, errlen, "input: linear_cross_entropy takes hidden states [N, H] or [H], not %d-D",
-                     c->input.ndim);
-            return false;
-        }
         /* F.linear's answers to mixed dtypes depend on the shapes (an empty
-         * product skips the check in torch 1.13) and are not cross-entropy's: not modelled */
-        if (lw->dtype != c->input.dtype || (lb->present && (lb->dtype != c->input.dtype || lb->ndim > 1))) {
+         * product skips the check in torch 1.13) and are not cross-entropy's: not
+         * modelled. The shapes are torch's to check (lf_spec_linear.c). */
+        if (lw->dtype != c->input.dtype || (lb->present && lb->dtype != c->input.dtype)) {
             snprintf(err, errlen,
                      "linear_weight, linear_bias: lossfuzz models linear_cross_entropy with input, "
-                     "linear_weight and linear_bias of one dtype, the bias [V], [1] or []");
+                     "linear_weight and linear_bias of one dtype");
+            return false;
+        }
+        if (lf_case_llm_call(c) && lw->ndim != 2) {
+            snprintf(err, errlen, "linear_weight: the LLM options take a linear weight [V, H]");
             return false;
         }
     }

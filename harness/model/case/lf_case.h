@@ -24,7 +24,7 @@ void lf_format_size_limit(char *err, size_t errlen);
 
 /* The losses (lf_losses.def). LF_LOSS_LINEAR_CROSS_ENTROPY: cross_entropy(linear(input, linear_weight,
  * linear_bias), target, ...), the fused linear + cross-entropy of LM heads:
- * input is the hidden states [N, H] (or [H]), linear_weight [V, H]. */
+ * input is the hidden states [N, H] (or [H]), linear_weight [V, H] (or [V, d1..dK, H]). */
 typedef enum { LF_REDUCTION_NONE, LF_REDUCTION_MEAN, LF_REDUCTION_SUM, LF_REDUCTION_INVALID } lf_reduction;
 typedef enum { LF_OUTCOME_NONE, LF_OUTCOME_OK, LF_OUTCOME_HOST_ERROR, LF_OUTCOME_DEVICE_ASSERT } lf_outcome_kind;
 
@@ -185,11 +185,17 @@ bool lf_case_beyond_pytorch(const lf_case *c);
  * fused linear's, whose dim 1 is the hidden size), else 1. */
 int lf_case_class_dim(const lf_case *c);
 /* The shape of the logits' rows (a value per row: the loss mask, an lse):
- * the input's without its class dim (a fused linear's hidden size); its
- * number of dims. */
+ * the input's without its class dim; for a fused linear the logits' without
+ * theirs. Its number of dims. */
 int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
+/* A fused linear's logits, as torch 2.15's linear_cross_entropy shapes them:
+ * [*input.shape[:-1], C, d1..dK] for linear_weight [C, d1..dK, H]; their
+ * number of dims, -1 where the shapes make none (a weight under 2-D, a rank
+ * past LF_MAX_DIMS). */
+int lf_case_linear_logits_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
 /* The classes of the case's logits: the input's class dim (1, the last for
- * vocab_last or a 1-D input), or a fused linear's rows; -1 where there is none. */
+ * vocab_last or a 1-D input), or a fused linear's linear_weight.shape[0]; -1
+ * where there is none. */
 int64_t lf_case_classes(const lf_case *c);
 /* Whether a class-index target holds the case's ignore_index somewhere. */
 bool lf_case_any_ignored(const lf_case *c);

@@ -55,3 +55,12 @@ bool lf_any_target_kept(const lf_case *c)
             return true;
     return false;
 }
+
+void lf_format_tuple(char *buf, size_t len, const int64_t *shape, int ndim)
+{
+    char list[LF_MAX_DIMS * 22 + 3];
+    lf_format_shape(list, sizeof list, shape, ndim);
+    size_t n = strlen(list);
+    list[n - 1] = 0; /* the closing bracket */
+    snprintf(buf, len, "(%s%s)", list + 1, ndim == 1 ? "," : "");
+}

@@ -8,6 +8,8 @@
 
 /* "[4, 3]" */
 void lf_format_shape(char *buf, size_t len, const int64_t *shape, int ndim);
+/* A shape as Python prints a tuple of sizes: "()", "(2,)", "(2, 3)". */
+void lf_format_tuple(char *buf, size_t len, const int64_t *shape, int ndim);
 bool lf_same_shape(const lf_tensor *a, const lf_tensor *b);
 /* Element strides of t broadcast against shape `to` (0 along broadcast dims);
  * false when t does not broadcast to it (as an in-place op requires). */

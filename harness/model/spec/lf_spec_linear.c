@@ -1,6 +1,6 @@
-/* lf_spec_linear.c - fused linear + cross-entropy, the spec of
- * cross_entropy(linear(input, linear_weight, linear_bias), target, ...) as
- * PyTorch composes it: F.linear's checks; the logits in float64 from the
+/* lf_spec_linear.c - fused linear + cross-entropy, the spec of torch 2.15's
+ * F.linear_cross_entropy: its checks, then cross_entropy(linear(input,
+ * linear_weight, linear_bias).reshape(logits' shape), target, ...); the logits in float64 from the
  * dtype's values, handed to the cross-entropy spec as linear returns them
  * (rounded to the dtype), each row known only to its matmul's error (a
  * fused kernel accumulates in chunks, in another order, and may keep the
@@ -11,70 +11,98 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lf_shape.h"
 #include "lf_spec.h"
 
 /* The logits as a cross-entropy case, and what each row is known to. */
 typedef struct {
     lf_case lc;
-    double *extra;   /* per row, in units of the dtype */
+    double *extra;   /* per batch row, in units of the dtype */
     bool overflows;  /* a dot product's terms pass the dtype's range: PyTorch's inf or NaN depends on its order */
-    int64_t N, H, V; /* N = 1 for hidden states [H] */
+    int64_t N, H, V; /* N = 1 for hidden states [H]; V = C * d1 * .. * dK, the weight's rows as linear sees them */
 } logits;
 
-/* F.linear's shape checks (addmm / matmul), in its order: false with r a
- * host error. One dtype for all three is a case file's rule (lf_case.c). */
+/* torch 2.15's linear_cross_entropy checks, in its order (torch/nn/functional.py),
+ * before cross_entropy's on the logits: false with r a host error. One dtype
+ * for all three is a case file's rule (lf_case.c). */
 static bool check_linear(const lf_case *c, lf_result *r)
 {
     const lf_tensor *h = &c->input, *w = &c->linear_weight, *b = &c->linear_bias;
+    char want[LF_MAX_DIMS * 22 + 4], got[LF_MAX_DIMS * 22 + 4];
+    if (h->ndim < 1 || h->ndim > 2) {
+        lf_result_error(r, "linear_shape", "RuntimeError", "expected input with dimensionality 1 or 2, got %d",
+                        h->ndim);
+        return false;
+    }
+    if (w->ndim < 2) {
+        lf_result_error(r, "linear_shape", "RuntimeError",
+                        "expected linear_weight with dimensionality at least 2, got %d", w->ndim);
+        return false;
+    }
     int64_t H = h->shape[h->ndim - 1];
-    if (w->ndim != 2) {
-        lf_result_error(r, "linear_shape", "RuntimeError", "t() expects a tensor with <= 2 dimensions, but self is %dD",
-                        w->ndim);
+    if (w->shape[w->ndim - 1] != H) {
+        lf_result_error(r, "linear_shape", "RuntimeError",
+                        "expected equal input and linear_weight last dimensions (in_features), got %lld and %lld, "
+                        "respectively",
+                        (long long)H, (long long)w->shape[w->ndim - 1]);
         return false;
     }
-    if (w->shape[1] != H) {
-        lf_result_error(
-            r, "linear_shape", "RuntimeError", "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-            (long long)(h->ndim == 2 ? h->shape[0] : 1), (long long)H, (long long)w->shape[1], (long long)w->shape[0]);
+    if (b->present && (b->ndim != w->ndim - 1 || memcmp(b->shape, w->shape, sizeof(int64_t) * (size_t)b->ndim))) {
+        lf_format_tuple(want, sizeof want, w->shape, w->ndim - 1);
+        lf_format_tuple(got, sizeof got, b->shape, b->ndim);
+        lf_result_error(r, "linear_shape", "RuntimeError", "expected linear_bias shape %s, got %s", want, got);
         return false;
     }
-    if (b->present && b->ndim == 1 && b->shape[0] != w->shape[0] && b->shape[0] != 1) {
-        lf_result_error(
-            r, "linear_shape", "RuntimeError",
-            "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
-            (long long)w->shape[0], (long long)b->shape[b->ndim - 1], b->ndim ? 1 : 0);
+    if (w->ndim > 2 && h->ndim == 1) {
+        lf_format_tuple(want, sizeof want, w->shape, w->ndim);
+        lf_format_tuple(got, sizeof got, h->shape, h->ndim);
+        lf_result_error(r, "linear_shape", "RuntimeError",
+                        "K-dimensional loss defined by linear_weight shape %s requires batched input, (N, %lld), got "
+                        "unbatched input with shape %s",
+                        want, (long long)H, got);
+        return false;
+    }
+    int64_t shape[LF_MAX_DIMS];
+    int n = lf_case_linear_logits_shape(c, shape);
+    if (lf_case_given(c, LF_OPTION_IGNORE_INDEX) && n == c->target.ndim &&
+        !memcmp(shape, c->target.shape, sizeof(int64_t) * (size_t)n)) {
+        lf_result_error(r, "prob_ignore_index", "RuntimeError",
+                        "ignore_index cannot be specified when target contains probabilities");
         return false;
     }
     return true;
 }
 
+/* The bias [C, d1..dK] is exactly the logits' row of V (check_linear). */
 static double bias_at(const lf_case *c, int64_t v)
 {
     const lf_tensor *b = &c->linear_bias;
-    if (!b->present) return 0;
-    return lf_load_f64(b->data, b->dtype, b->numel == 1 ? 0 : v);
+    return b->present ? lf_load_f64(b->data, b->dtype, v) : 0;
 }
 
-/* The logits case: the call's options, the logits [N, V] (or [V]) as input. */
+/* The logits case: the call's options, the logits [*batch, C, d1..dK] as input
+ * (linear's [N, V] in memory, as PyTorch reshapes them). */
 static bool make_logits(const lf_case *c, logits *L, lf_result *r)
 {
     const lf_tensor *h = &c->input, *w = &c->linear_weight;
     char err[256];
     memset(L, 0, sizeof *L);
     if (!check_linear(c, r)) return false;
+    int64_t shape[LF_MAX_DIMS];
+    int ndim = lf_case_linear_logits_shape(c, shape);
     L->N = h->ndim == 2 ? h->shape[0] : 1;
     L->H = h->shape[h->ndim - 1];
-    L->V = w->shape[0];
+    L->V = 1;
+    for (int d = 0; d < w->ndim - 1; d++) L->V *= w->shape[d];
     L->lc = *c; /* borrows the target and class weight; the logits are its own */
     L->lc.loss = LF_LOSS_CROSS_ENTROPY;
+    L->lc.has_ignore_index = true; /* None is -100 from here on */
     memset(&L->lc.input, 0, sizeof L->lc.input);
     memset(&L->lc.linear_weight, 0, sizeof L->lc.linear_weight);
     memset(&L->lc.linear_bias, 0, sizeof L->lc.linear_bias);
     L->lc.pos_weight.present = false;
     L->lc.expect_value = NULL;
-    int64_t shape[2] = {L->N, L->V};
-    bool ok = h->ndim == 2 ? lf_tensor_alloc(&L->lc.input, h->dtype, 2, shape, err, sizeof err)
-                           : lf_tensor_alloc(&L->lc.input, h->dtype, 1, shape + 1, err, sizeof err);
+    bool ok = ndim > 0 && lf_tensor_alloc(&L->lc.input, h->dtype, ndim, shape, err, sizeof err);
     L->extra = malloc(sizeof(double) * (size_t)(L->N + 1));
     if (!ok || !L->extra) {
         lf_result_error(r, "internal", "MemoryError", "the logits: %s", ok ? "out of memory" : err);
@@ -197,11 +225,10 @@ void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[L
             for (int64_t n = 0; n < N; n++) add(&s, n * V + v, lf_load_f64(h->data, h->dtype, n * H + k));
             put_sum(&s, N);
         }
-    for (int64_t i = 0; ok && b->present && i < b->numel; i++) { /* d b = d logits summed over rows (and broadcast) */
-        grad_sum s = {&g[LF_GRAD_LINEAR_BIAS], &dl, i, 0, 0, 0, false};
-        for (int64_t n = 0; n < N; n++)
-            for (int64_t v = b->numel == 1 ? 0 : i; v < (b->numel == 1 ? V : i + 1); v++) add(&s, n * V + v, 1);
-        put_sum(&s, N * (b->numel == 1 ? V : 1));
+    for (int64_t v = 0; ok && b->present && v < V; v++) { /* d b = d logits summed over rows */
+        grad_sum s = {&g[LF_GRAD_LINEAR_BIAS], &dl, v, 0, 0, 0, false};
+        for (int64_t n = 0; n < N; n++) add(&s, n * V + v, 1);
+        put_sum(&s, N);
     }
     if (!ok)
         for (int p = 0; p < LF_GRAD_PARTS; p++) lf_result_error(&g[p], "internal", "MemoryError", "out of memory");
