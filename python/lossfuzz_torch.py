@@ -62,6 +62,11 @@ ERROR_TABLE = [
      r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
     (r"ignore_index cannot be specified when target contains probabilities", "prob_ignore_index",
      lambda c: c.loss == LINEAR),
+    # torch 2.15's LinearCrossEntropyOptions (its __post_init__ and _adjust) and its chunked op's acc_dtype
+    (r"^invalid acc_policy: |^invalid chunking_method: |^batch_chunk_size must be positive int or None"
+     r"|^acc_dtype must be one of |give different chunk sizes .*; pass only one"
+     r"|^linear_cross_entropy supports float32 acc_dtype with float16/bfloat16 inputs", "chunk_options",
+     lambda c: c.loss == LINEAR),
     (r"Dimension specified as 0 but tensor has no dimensions", "target_shape",  # target.size(0) of a 0-D target
      lambda c: c.ndim("target") == 0 and logits_ndim(c) >= 2),
     (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view

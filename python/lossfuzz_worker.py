@@ -34,6 +34,10 @@ OPTIONS = {}
 POSITIONAL = {}
 FUSED_LINEAR = set()  # losses whose input is hidden states: cross_entropy(linear(input, W, b), target)
 TENSOR_OPTIONS = ()  # the options that are tensors on the wire
+CHUNKED_OPTIONS = ()  # torch 2.15's LinearCrossEntropyOptions fields: a fused linear's options= where any is given
+# The start of torch's warning where it ignores options= (the chunked path does not apply to the call).
+CHUNKED_FALLBACK = "linear_cross_entropy: ``options`` ignored"
+LAST_WARNING = [None]  # the fallback warning of the last linear_cross_entropy call, or None
 # The tensors a gradient is asked of (lf_grad_part's order), with the flag that asks.
 GRAD_PARTS = (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
               ("linear_bias", "linear_bias_requires_grad"))
@@ -46,11 +50,12 @@ def positional(loss):
 
 def read_describe(text):
     """Takes the loss table and dtypes of `lossfuzz describe --json`."""
-    global DTYPES, TENSOR_OPTIONS
+    global DTYPES, TENSOR_OPTIONS, CHUNKED_OPTIONS
     doc = json.loads(text)
     DTYPES = tuple(doc["dtypes"])
     DEFAULTS.update(doc["option_defaults"])
     TENSOR_OPTIONS = tuple(doc["tensor_options"])
+    CHUNKED_OPTIONS = tuple(doc.get("chunked_options", ()))
     lossfuzz_llm.LLM_OPTIONS = tuple(doc["llm"]["options"])
     lossfuzz_llm.OUTPUTS = tuple(doc["llm"]["outputs"])
     read_losses(doc["losses"])
@@ -185,11 +190,21 @@ class Worker:
         and not at PyTorch's default (a kernel under test may not take them)."""
         kwargs = {"reduction": case.reduction}
         for k in OPTIONS[case.loss]:
-            # linear_cross_entropy's ignore_index defaults to None: a given -100 is a value
-            given = case.loss in FUSED_LINEAR and k == "ignore_index"
+            # linear_cross_entropy's ignore_index defaults to None: a given -100 is a value; a chunked option
+            # given at its default still asks for options=
+            given = case.loss in FUSED_LINEAR and (k == "ignore_index" or k in CHUNKED_OPTIONS)
             if k in case.doc and (given or case.doc[k] != DEFAULTS.get(k)):
-                kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else number(case.doc[k])
+                kwargs[k] = self.tensor(case.doc[k]) if k in TENSOR_OPTIONS else self.scalar(k, case.doc[k])
         return tuple(self.tensor(case.doc[k]) for k in positional(case.loss)), kwargs
+
+    def scalar(self, name, v):
+        """A scalar option's value as torch takes it; the chunked ones as LinearCrossEntropyOptions takes them
+        (names as they are, acc_dtype a torch dtype, allow_retain_graph a bool)."""
+        if name == "acc_dtype" and v is not None:
+            return getattr(self.torch, v)
+        if name == "allow_retain_graph":
+            return bool(v)
+        return v if name in CHUNKED_OPTIONS else number(v)
 
     def call(self, case, args, kwargs, path=None):
         """(result, {output: tensor}) of the path's function on the call: for
@@ -230,7 +245,9 @@ class Worker:
         kernel under test is also held to the rest of PyTorch's contract:
         the tensors it is given unchanged, and (when asked) d input."""
         args, kwargs = self.arguments(case)  # outside the try: a bad request is no torch error
-        backward = case.doc.get("backward") if self.path == "kernel" else None
+        # (torch's own fused linear is asked for its gradients too: the executor sends the upstream gradient)
+        backward = case.doc.get("backward") if self.path == "kernel" or "upstream" in case.doc.get("backward", {}) \
+            else None
         upstream = self.tensor(backward["upstream"]) if backward else None
         given = list(zip(positional(case.loss), args)) + [(k, v) for k, v in kwargs.items() if k in TENSOR_OPTIONS]
         before = [(name, t.detach().clone()) for name, t in given] if self.path == "kernel" else []
@@ -245,6 +262,7 @@ class Worker:
         if self.ranks is not None:  # a vocabulary-parallel kernel: its ranks answer
             return self.ranks.run(self, case, args, kwargs, backward, upstream, wanted, values_at, cap, reference)
         try:
+            LAST_WARNING[0] = None
             result, outputs = self.call(case, args, kwargs)
             values = result.detach().double().flatten().cpu()  # waits for the kernels
         except Exception as exc:  # torch raises RuntimeError, ValueError, IndexError, ...
@@ -259,6 +277,8 @@ class Worker:
         self.put_values(values, values_at)
         answer = {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
                   "dtype": str(result.dtype).replace("torch.", "")}
+        if self.path == "torch" and LAST_WARNING[0]:
+            answer["warning_id"], answer["warning"] = "chunked_fallback", LAST_WARNING[0][:500]
         changed = self.changed(given, before, "in forward")
         used = n
         if wanted:
@@ -272,7 +292,8 @@ class Worker:
             answer["reference"] = {"n": reference.numel()}
         # (a change the kernel claims - its gradient written into its input - does not spare it the call on
         # softmax's output: writing there breaks softmax's backward, a bug of its own)
-        if backward and backward.get("through_softmax") and (not changed or self.claims.get("grad_in_place")):
+        if self.path == "kernel" and backward and backward.get("through_softmax") and \
+                (not changed or self.claims.get("grad_in_place")):
             broken = self.through_softmax(case, args, kwargs, upstream)
             if broken:
                 answer["through_softmax"] = broken
@@ -417,11 +438,23 @@ class Worker:
 
 def linear_cross_entropy(input, linear_weight, target, linear_bias=None, **kwargs):
     """PyTorch's fused linear + cross-entropy: F.linear_cross_entropy since
-    torch 2.15; before it, the composition it stands for (its answers are the
-    version-keyed known difference linear_cross_entropy_composed)."""
+    torch 2.15, the chunked options given as its options=
+    (LinearCrossEntropyOptions; its ValueErrors are the call's), torch's
+    fallback warning kept in LAST_WARNING; before 2.15, the composition it
+    stands for, options ignored (its answers are the version-keyed known
+    difference linear_cross_entropy_composed)."""
+    import torch
     import torch.nn.functional as F
+    chunked = {k: kwargs.pop(k) for k in CHUNKED_OPTIONS if k in kwargs}
     if hasattr(F, "linear_cross_entropy"):
-        return F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, **kwargs)
+        if chunked:
+            kwargs["options"] = torch.nn.LinearCrossEntropyOptions(**chunked)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = F.linear_cross_entropy(input, linear_weight, target, linear_bias=linear_bias, **kwargs)
+        said = [str(w.message) for w in caught if str(w.message).startswith(CHUNKED_FALLBACK)]
+        LAST_WARNING[0] = said[0] if said else None
+        return out
     kwargs.setdefault("ignore_index", -100)  # 2.15's None
     return F.cross_entropy(F.linear(input, linear_weight, linear_bias), target, **kwargs)
 

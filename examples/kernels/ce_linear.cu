@@ -175,14 +175,15 @@ static int prepare(const lossfuzz_call *call, lin_args *a, char *error, size_t s
     int batched = h->ndim == 2;
     if (h->ndim < 1 || h->ndim > 2 || !w || w->ndim != 2)
         return reject(error, size, "hidden states [N, H] or [H], linear_weight [V, H]");
-    if (w->shape[1] != h->shape[h->ndim - 1]) return reject(error, size, "mat1 and mat2 shapes cannot be multiplied");
+    if (w->shape[1] != h->shape[h->ndim - 1])
+        return reject(error, size, "expected equal input and linear_weight last dimensions (in_features)");
     if (batched ? t->ndim != 1 || t->shape[0] != h->shape[0] : !(t->ndim == 0 || (t->ndim == 1 && t->shape[0] == 1)))
         return reject(error, size, "targets [N] for hidden states [N, H], [] or [1] for [H]");
     if (!batched && t->ndim == 1 && w->shape[0] == 1) /* cross_entropy reads it as probabilities */
         return reject(error, size, "Expected floating point type for target with class probabilities, got Long");
-    int64_t bn = b ? (b->ndim ? b->shape[0] : 1) : 0;
-    if (b && (b->ndim > 1 || (bn != 1 && bn != w->shape[0])))
-        return reject(error, size, "linear_bias must be [V], [1] or []");
+    /* torch 2.15's linear_cross_entropy wants the bias exactly [V]: no broadcast of [1] or [] */
+    if (b && (b->ndim != 1 || b->shape[0] != w->shape[0]))
+        return reject(error, size, "expected linear_bias shape (V,)");
     memset(a, 0, sizeof *a);
     a->h = at(h);
     a->w = at(w);
@@ -196,7 +197,7 @@ static int prepare(const lossfuzz_call *call, lin_args *a, char *error, size_t s
     a->hs_col = h->strides[h->ndim - 1];
     a->ws_row = w->strides[0];
     a->ws_col = w->strides[1];
-    a->bs = b && bn == a->v && b->ndim ? b->strides[0] : 0;
+    a->bs = b ? b->strides[0] : 0;
     a->labels = (const int64_t *)at(t);
     a->ts = batched ? t->strides[0] : 0;
     a->ignore_index = call->ignore_index;

@@ -1,15 +1,17 @@
 """Example fused linear + cross-entropy kernels under test: they claim
 "linear_cross_entropy" and have its signature,
 
-    fn(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=-100, reduction="mean")
+    fn(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=None, reduction="mean")
 
 input the hidden states [N, H] (or [H]), linear_weight [V, H]: the loss of
+torch 2.15's F.linear_cross_entropy, its checks, then
 cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
 
     lossfuzz check --kernel py:examples/kernels/ce_linear.py:chunked examples/kernels/cases/linear_*.json
     ci/fuzz.sh fuzz_linear 60 --kernel py:examples/kernels/ce_linear.py:chunked_frozen_crash
 
-  composed               F.cross_entropy(F.linear(...)): what PyTorch computes
+  composed               F.cross_entropy(F.linear(...)) after torch 2.15's own
+                         checks: what PyTorch computes (K-dim weights too)
   chunked                the memory-saving kernel of LM heads: the logits made
                          CHUNK rows at a time, in float32 (float64 for float64
                          input), never all at once; backward makes each
@@ -27,8 +29,35 @@ import torch.nn.functional as F
 CHUNK = 3  # rows per chunk: small, so that the fuzzer's small batches have several
 
 
-def composed(input, linear_weight, target, linear_bias=None, **options):
-    return F.cross_entropy(F.linear(input, linear_weight, linear_bias), target, **options)
+def composed(input, linear_weight, target, linear_bias=None, ignore_index=None, **options):
+    logits_shape = _check_linear(input, linear_weight, target, linear_bias, ignore_index)
+    V = linear_weight.shape[:-1].numel()
+    b = None if linear_bias is None else linear_bias.reshape(V)
+    logits = F.linear(input, linear_weight.reshape(V, linear_weight.shape[-1]), b).reshape(logits_shape)
+    return F.cross_entropy(logits, target, ignore_index=-100 if ignore_index is None else ignore_index, **options)
+
+
+def _check_linear(input, linear_weight, target, linear_bias, ignore_index):
+    """torch 2.15's own checks of F.linear_cross_entropy, in its order and
+    words, before cross_entropy's; the logits' shape [*batch, C, d1..dK]."""
+    if input.dim() not in (1, 2):
+        raise RuntimeError("expected input with dimensionality 1 or 2, got %d" % input.dim())
+    if linear_weight.dim() < 2:
+        raise RuntimeError("expected linear_weight with dimensionality at least 2, got %d" % linear_weight.dim())
+    H = input.shape[-1]
+    if linear_weight.shape[-1] != H:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), got %d and %d, "
+                           "respectively" % (H, linear_weight.shape[-1]))
+    if linear_bias is not None and linear_bias.shape != linear_weight.shape[:-1]:
+        raise RuntimeError("expected linear_bias shape %s, got %s" % (tuple(linear_weight.shape[:-1]),
+                                                                      tuple(linear_bias.shape)))
+    if linear_weight.dim() > 2 and input.dim() == 1:
+        raise RuntimeError("K-dimensional loss defined by linear_weight shape %s requires batched input, (N, %d), "
+                           "got unbatched input with shape %s" % (tuple(linear_weight.shape), H, tuple(input.shape)))
+    logits_shape = input.shape[:-1] + linear_weight.shape[:-1]
+    if ignore_index is not None and target.shape == logits_shape:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    return logits_shape
 
 
 def _type_name(dtype):
@@ -40,7 +69,7 @@ def _checked(input, linear_weight, target, linear_bias, weight, ignore_index):
     """PyTorch's errors for the call, raised as PyTorch raises them; else the
     rows [N, H], their targets [N], and whether the call was one row."""
     one_row = input.dim() == 1
-    logits_shape = input.shape[:-1] + linear_weight.shape[:1]
+    logits_shape = _check_linear(input, linear_weight, target, linear_bias, ignore_index)
     if target.shape == logits_shape:  # cross_entropy reads a target of the logits' shape as probabilities
         raise RuntimeError("Expected floating point type for target with class probabilities, got %s" %
                            _type_name(target.dtype))
@@ -48,17 +77,14 @@ def _checked(input, linear_weight, target, linear_bias, weight, ignore_index):
     t = target.reshape(1) if one_row and target.numel() == 1 and target.dim() <= 1 else target
     if x.dim() != 2 or t.dim() != 1 or t.shape[0] != x.shape[0] or t.dtype != torch.int64:
         raise ValueError("chunked: hidden states [N, H] with int64 targets [N], or [H] with a target of shape [] or [1]")
-    if linear_weight.dim() != 2 or linear_weight.shape[1] != x.shape[1]:
-        raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx%d and %s)" %
-                           (x.shape[0], x.shape[1], "x".join(map(str, reversed(linear_weight.shape)))))
+    if linear_weight.dim() != 2:
+        raise ValueError("chunked: linear_weight [V, H]")
     V = linear_weight.shape[0]
-    if linear_bias is not None and linear_bias.shape != (V,):
-        raise ValueError("chunked: linear_bias must be [V]")
     if weight is not None and weight.shape != (V,):
         raise ValueError("chunked: weight must have one element per class")
     if weight is not None and weight.dtype != x.dtype:  # checked on an empty batch too (Loss.cu)
         raise RuntimeError("expected scalar type %s but found %s" % (_type_name(x.dtype), _type_name(weight.dtype)))
-    bad = (t != ignore_index) & ((t < 0) | (t >= V))
+    bad = (t != (-100 if ignore_index is None else ignore_index)) & ((t < 0) | (t >= V))
     if bad.any():
         raise IndexError("Target %d is out of bounds." % t[bad][0])
     return x, t, one_row
@@ -135,23 +161,24 @@ def _chunk_logits(rows, w, b, acc):
     return logits + b.to(acc) if b is not None else logits
 
 
-def _chunked(bug, input, linear_weight, target, linear_bias=None, weight=None, ignore_index=-100, reduction="mean"):
+def _chunked(bug, input, linear_weight, target, linear_bias=None, weight=None, ignore_index=None, reduction="mean"):
     x, t, one_row = _checked(input, linear_weight, target, linear_bias, weight, ignore_index)
+    ignore_index = -100 if ignore_index is None else ignore_index
     loss = _ChunkedLinearCrossEntropy.apply(x, linear_weight, linear_bias, t, weight, ignore_index, reduction,
                                             one_row, bug)
     return loss
 
 
-def chunked(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=-100, reduction="mean"):
+def chunked(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=None, reduction="mean"):
     return _chunked(None, input, linear_weight, target, linear_bias, weight, ignore_index, reduction)
 
 
-def chunked_frozen_crash(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=-100,
+def chunked_frozen_crash(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=None,
                          reduction="mean"):
     return _chunked("frozen_crash", input, linear_weight, target, linear_bias, weight, ignore_index, reduction)
 
 
-def chunked_mean_of_chunks(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=-100,
+def chunked_mean_of_chunks(input, linear_weight, target, linear_bias=None, weight=None, ignore_index=None,
                            reduction="mean"):
     return _chunked("mean_of_chunks", input, linear_weight, target, linear_bias, weight, ignore_index, reduction)
 

@@ -261,11 +261,17 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
         lf_found(v, "torch-mismatch/assert-site", "PyTorch asserted in %s (`%s`), the spec in %s (`%s`)",
                  lf_kernel_name(t->kernel_id), lf_cond_text(t->cond_id), lf_kernel_name(s->kernel_id),
                  lf_cond_text(s->cond_id));
+    } else if (s->kind == LF_OUTCOME_OK && strcmp(s->warning_id, t->warning_id)) {
+        /* the spec's warning is torch's own (a fused linear's options= ignored, lf_spec_chunked.c) */
+        lf_found(v, "torch-mismatch/warning", "PyTorch warned: %s; the spec: %s",
+                 t->warning_id[0] ? t->warning : "none", s->warning_id[0] ? s->warning : "no warning");
     } else if (s->kind == LF_OUTCOME_OK && !(s->silent[0] && lf_case_beyond_pytorch(c))) {
         /* (the family's torch path is lossfuzz's composition, which reads labels as int64: PyTorch's number where
          * its labels wrapped or narrowed is not the family's to reproduce, as it is not a kernel's) */
         lf_compare_values(v, "torch", t);
         lf_compare_outputs(v, "torch", t);
+        for (int p = 0; !v->finding && p < LF_GRAD_PARTS; p++)
+            lf_judge_grad(c, v, "torch", &t->grad[p], (lf_grad_part)p);
     }
 }
 
@@ -309,10 +315,18 @@ static void run_kernel_under_test(const lf_case *c, const lf_backend *be, lf_ver
  * case, borrowed for this run (NULL where there is none to give). An empty
  * input has no gradient to check (and PyTorch's own backward then checks the
  * dtypes its forward let pass). */
+/* The torch path's gradients are judged for a fused linear + CE (torch 2.15's op, whose chunked path computes
+ * them in its forward): the other losses' torch path answers values alone. */
+static bool torch_grads(const lf_case *c, const lf_backend *be)
+{
+    return be->torch && c->backward.given && lf_loss_of(c->loss)->fused_linear;
+}
+
 static double *upstream_for(const lf_case *c, const lf_backend *be, bool own_paths, const lf_verdict *v)
 {
     const lf_kernel_claims *claims = be->kernel ? lf_exec_kernel_claims(be->kernel) : NULL;
     bool asked = own_paths ? c->backward.given : claims && claims->backward;
+    asked |= torch_grads(c, be); /* torch's own fused linear: its gradients judged too */
     if (!asked || v->spec.kind != LF_OUTCOME_OK || !lf_dtype_is_float(c->input.dtype) || c->input.numel == 0)
         return NULL;
     double *up = malloc(sizeof(double) * ((size_t)v->spec.n + 1));
@@ -323,7 +337,7 @@ static double *upstream_for(const lf_case *c, const lf_backend *be, bool own_pat
 /* The spec's gradients, where a path gave one to judge (or failed to). */
 static void spec_gradients(const lf_case *c, lf_verdict *v, const double *upstream)
 {
-    const lf_result *paths[] = {&v->reference, &v->guard, &v->kernel};
+    const lf_result *paths[] = {&v->reference, &v->guard, &v->kernel, &v->torch};
     bool any = false;
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         for (int p = 0; p < LF_GRAD_PARTS; p++) /* (a failed backward too: PyTorch's may fail as well) */
@@ -374,7 +388,7 @@ void lf_oracle_check_progress(const lf_case *c, const lf_backend *be, lf_verdict
     if (be->torch) {
         static const lf_wire_path torch_path = LF_WIRE_TORCH;
         if (progress) progress(ctx, "torch (worker)");
-        lf_exec_run(be->torch, &torch_path, 1, c, &v->torch);
+        lf_exec_run(be->torch, &torch_path, 1, torch_grads(c, be) ? &run : c, &v->torch);
         v->has_torch = true;
     }
     if (be->kernel) run_kernel_under_test(&run, be, v, progress, ctx);

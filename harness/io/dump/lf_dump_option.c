@@ -121,7 +121,13 @@ bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen)
         if (!lf_option_is_scalar(o)) continue;
         if (!get(d, name, &v, &given, err, errlen)) return false;
         if (!given) continue;
-        if (lf_option_of(o)->type == LF_TYPE_int64_t) {
+        if (lf_option_of(o)->type == LF_TYPE_lf_choice) {
+            int64_t k;
+            if (!text(&v, name, "a name", err, errlen)) return false;
+            if (!lf_option_choice_parse(o, v.text, &k))
+                return snprintf(err, errlen, "%s: \"%s\" is not one of its names", name, v.text), false;
+            lf_case_set_option_int(c, o, k);
+        } else if (lf_option_of(o)->type == LF_TYPE_int64_t) {
             if (!integer(&v, name, err, errlen)) return false;
             lf_case_set_option_int(c, o, v.i);
         } else {

@@ -551,6 +551,7 @@ static void decode_linear(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_by
     c->has_ignore_index = ig != IG_DEFAULT;
     common_options(c, prm);
     decode_options(c, prm, LF_PYTORCH);
+    if (prm[P_LOSS] / 2 % 3) decode_options(c, prm, LF_CHUNKED); /* two in three: torch 2.15's chunked path */
     int tndim;
     int64_t tshape[LF_MAX_DIMS];
     lf_tensor logits_view = {.ndim = (one_d ? 1 : 2) + k, .shape = {N, V, 2}}; /* the target fits the logits */

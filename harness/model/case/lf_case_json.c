@@ -256,6 +256,16 @@ static bool parse_options(json_t *root, lf_case *c, errbuf *e)
         json_t *v = lf_option_is_scalar(o) ? json_object_get(root, O->name) : NULL;
         double r;
         if (!v) continue;
+        if (O->type == LF_TYPE_lf_choice) {
+            int64_t k;
+            char names[256];
+            if ((json_is_string(v) || json_is_null(v)) && lf_option_choice_parse(o, json_string_value(v), &k)) {
+                lf_case_set_option_int(c, o, k);
+                continue;
+            }
+            lf_option_choice_list(o, names, sizeof names);
+            return fail(e, "%s: expected one of %s (null for 'None'): %s", O->name, names, O->meaning);
+        }
         if (O->type == LF_TYPE_int64_t && !json_is_integer(v))
             return fail(e, "%s: expected an integer (%s)", O->name, O->meaning);
         if (O->type == LF_TYPE_int64_t)

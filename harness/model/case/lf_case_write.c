@@ -137,7 +137,10 @@ char *lf_case_to_json(const lf_case *c)
             put_string(&b, c->reduction_name);
         }
         if (!lf_option_is_scalar(o) || !lf_case_given(c, o)) continue;
-        if (lf_option_of(o)->type == LF_TYPE_int64_t)
+        const char *name = lf_option_choice_name(o, lf_case_option_int(c, o));
+        if (lf_option_of(o)->type == LF_TYPE_lf_choice)
+            snprintf(num, sizeof num, strcmp(name, "None") ? "\"%s\"" : "null", name);
+        else if (lf_option_of(o)->type == LF_TYPE_int64_t)
             snprintf(num, sizeof num, "%lld", (long long)lf_case_option_int(c, o));
         else
             lf_json_number(num, sizeof num, lf_case_option_value(c, o), LF_F64);

@@ -52,19 +52,24 @@ json_t *lf_describe(void)
     for (int i = 0; (name = lf_error_at(i, &source, NULL, NULL)); i++)
         json_array_append_new(errors, json_pack("{s:s, s:s}", "name", name, "source", lf_error_source_names[source]));
     /* the options (lf_options.def): the scalars' defaults, the tensors' names, the LLM family's scalars */
-    json_t *defaults = json_object(), *tensors = json_array(), *llm = json_array(), *outputs = json_array();
+    json_t *defaults = json_object(), *tensors = json_array(), *llm = json_array(), *outputs = json_array(),
+           *chunked = json_array();
     for (int o = 0; o < LF_OPTION_COUNT; o++) {
         const lf_option_info *O = lf_option_of(o);
         if (!lf_option_is_scalar(o)) {
             json_array_append_new(tensors, json_string(O->name));
             continue;
         }
+        const char *choice = lf_option_choice_name(o, (int64_t)O->default_value);
         json_object_set_new(defaults, O->name,
-                            O->type == LF_TYPE_int64_t ? json_integer((json_int_t)O->default_value)
-                                                       : json_real(O->default_value));
+                            O->type == LF_TYPE_lf_choice ? (strcmp(choice, "None") ? json_string(choice) : json_null())
+                            : O->type == LF_TYPE_int64_t ? json_integer((json_int_t)O->default_value)
+                                                         : json_real(O->default_value));
         if (O->family == LF_LLM) json_array_append_new(llm, json_string(O->name));
+        if (O->family == LF_CHUNKED) json_array_append_new(chunked, json_string(O->name));
     }
     for (int o = 0; o < LF_OUT_COUNT; o++) json_array_append_new(outputs, json_string(lf_llm_output_names[o]));
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}", "losses", losses, "dtypes", dtypes, "errors", errors,
-                     "option_defaults", defaults, "tensor_options", tensors, "llm", "options", llm, "outputs", outputs);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:o}", "losses", losses, "dtypes", dtypes, "errors",
+                     errors, "option_defaults", defaults, "tensor_options", tensors, "llm", "options", llm, "outputs",
+                     outputs, "chunked_options", chunked);
 }

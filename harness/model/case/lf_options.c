@@ -6,12 +6,16 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lf_case.h"
 
-#define LF_ANY false, 0, 0
-#define LF_IN(LO, HI) true, LO, HI
+#define LF_ANY false, 0, 0, NULL, 0
+#define LF_IN(LO, HI) true, LO, HI, NULL, 0
+#define LF_NAME_COUNT(...) ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
+#define LF_NAMES(...)                                                                                                  \
+    true, 0, LF_NAME_COUNT(__VA_ARGS__) - 1, (const char *const[]){__VA_ARGS__}, LF_NAME_COUNT(__VA_ARGS__)
 static const lf_option_info options[LF_OPTION_COUNT] = {
 #define LF_OPTION(ID, NAME, TYPE, DEFAULT, VALID, FAMILY, BYTE, MEANING)                                               \
     [LF_OPTION_##ID] = {#NAME, LF_TYPE_##TYPE, FAMILY, DEFAULT, VALID, MEANING},
@@ -32,6 +36,33 @@ static const struct {
 
 const lf_option_info *lf_option_of(lf_option o) { return &options[o < LF_OPTION_COUNT ? o : 0]; }
 bool lf_option_is_scalar(lf_option o) { return options[o].type != LF_TYPE_tensor; }
+bool lf_option_is_integer(lf_option o)
+{
+    return options[o].type == LF_TYPE_int64_t || options[o].type == LF_TYPE_lf_choice;
+}
+
+const char *lf_option_choice_name(lf_option o, int64_t i)
+{
+    return options[o].names && i >= 0 && i < options[o].n_names ? options[o].names[i] : "?";
+}
+
+bool lf_option_choice_parse(lf_option o, const char *name, int64_t *out)
+{
+    for (int i = 0; i < options[o].n_names; i++)
+        if (!strcmp(name ? name : "None", options[o].names[i])) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+void lf_option_choice_list(lf_option o, char *buf, size_t n)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < options[o].n_names && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, i ? ", '%s'" : "'%s'", options[o].names[i]);
+}
 
 bool lf_option_parse(const char *name, lf_option *out)
 {
@@ -53,7 +84,7 @@ bool lf_case_given(const lf_case *c, lf_option o)
 
 double lf_case_option_value(const lf_case *c, lf_option o)
 {
-    return options[o].type == LF_TYPE_int64_t ? (double)*(int64_t *)field(c, o) : *(double *)field(c, o);
+    return lf_option_is_integer(o) ? (double)*(int64_t *)field(c, o) : *(double *)field(c, o);
 }
 
 int64_t lf_case_option_int(const lf_case *c, lf_option o) { return *(int64_t *)field(c, o); }
@@ -66,7 +97,7 @@ bool lf_case_option_on(const lf_case *c, lf_option o)
 
 void lf_case_set_option(lf_case *c, lf_option o, double v)
 {
-    if (options[o].type == LF_TYPE_int64_t)
+    if (lf_option_is_integer(o))
         *(int64_t *)field(c, o) = (int64_t)v;
     else
         *(double *)field(c, o) = v;

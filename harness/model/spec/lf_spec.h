@@ -107,6 +107,16 @@ bool lf_spec_plan_class(const lf_case *c, lf_problem *p, lf_result *r, double sm
 void lf_spec_run_direct(const lf_case *c, lf_result *r);
 void lf_spec_grad_direct(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 void lf_spec_linear_run(const lf_case *c, lf_result *r);
+/* torch 2.15's chunked path (lf_spec_chunked.c): whether the case gives options=; the options' own checks;
+ * whether the path applies to the call (else torch warns, lf_spec_chunked_fallback, and takes the reference
+ * path); the chunk size and acc_dtype it refuses. The checks: false with r a host error. */
+bool lf_spec_chunked_given(const lf_case *c);
+bool lf_spec_chunked_options(const lf_case *c, lf_result *r);
+bool lf_spec_chunked_applies(const lf_case *c, const int64_t *logits_shape, int logits_ndim);
+/* whether torch takes the chunked path with the case's shapes (given and applies), whatever it then refuses */
+bool lf_spec_chunked_taken(const lf_case *c);
+bool lf_spec_chunked_adjust(const lf_case *c, lf_result *r);
+void lf_spec_chunked_fallback(const lf_case *c, lf_result *r);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */

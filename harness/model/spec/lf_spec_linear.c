@@ -19,16 +19,21 @@ typedef struct {
     lf_case lc;
     double *extra;   /* per batch row, in units of the dtype */
     bool overflows;  /* a dot product's terms pass the dtype's range: PyTorch's inf or NaN depends on its order */
+    bool fallback;   /* options given that torch ignores, with a warning (lf_spec_chunked.c) */
     int64_t N, H, V; /* N = 1 for hidden states [H]; V = C * d1 * .. * dK, the weight's rows as linear sees them */
 } logits;
 
 /* torch 2.15's linear_cross_entropy checks, in its order (torch/nn/functional.py),
- * before cross_entropy's on the logits: false with r a host error. One dtype
- * for all three is a case file's rule (lf_case.c). */
-static bool check_linear(const lf_case *c, lf_result *r)
+ * before cross_entropy's on the logits, the options'= first and the chunked
+ * path's last (lf_spec_chunked.c): false with r a host error; *fallback where
+ * torch ignores the options given, with its warning. One dtype for all three is
+ * a case file's rule (lf_case.c). */
+static bool check_linear(const lf_case *c, lf_result *r, bool *fallback)
 {
     const lf_tensor *h = &c->input, *w = &c->linear_weight, *b = &c->linear_bias;
     char want[LF_MAX_DIMS * 22 + 4], got[LF_MAX_DIMS * 22 + 4];
+    *fallback = false;
+    if (!lf_spec_chunked_options(c, r)) return false;
     if (h->ndim < 1 || h->ndim > 2) {
         lf_result_error(r, "linear_shape", "RuntimeError", "expected input with dimensionality 1 or 2, got %d",
                         h->ndim);
@@ -70,6 +75,9 @@ static bool check_linear(const lf_case *c, lf_result *r)
                         "ignore_index cannot be specified when target contains probabilities");
         return false;
     }
+    if (!lf_spec_chunked_given(c)) return true;
+    if (lf_spec_chunked_applies(c, shape, n)) return lf_spec_chunked_adjust(c, r);
+    *fallback = true;
     return true;
 }
 
@@ -87,7 +95,7 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
     const lf_tensor *h = &c->input, *w = &c->linear_weight;
     char err[256];
     memset(L, 0, sizeof *L);
-    if (!check_linear(c, r)) return false;
+    if (!check_linear(c, r, &L->fallback)) return false;
     int64_t shape[LF_MAX_DIMS];
     int ndim = lf_case_linear_logits_shape(c, shape);
     L->N = h->ndim == 2 ? h->shape[0] : 1;
@@ -151,6 +159,7 @@ void lf_spec_linear_run(const lf_case *c, lf_result *r)
     if (make_logits(c, &L, r)) {
         lf_spec_run_logits(&L.lc, L.extra, r);
         if (L.overflows) undecided(r);
+        if (L.fallback && r->kind == LF_OUTCOME_OK) lf_spec_chunked_fallback(c, r);
     }
     free_logits(&L);
 }

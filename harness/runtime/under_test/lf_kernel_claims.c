@@ -32,7 +32,7 @@ const char *lf_kernel_claims_unreachable(unsigned losses)
 {
     /* the options lossfuzz_call has fields for (kernel.h) */
     const unsigned fields = LF_OPT_WEIGHT | LF_OPT_POS_WEIGHT | LF_OPT_IGNORE_INDEX | LF_OPT_LABEL_SMOOTHING |
-                            LF_OPT_LINEAR_BIAS | LF_OPT_LLM;
+                            LF_OPT_LINEAR_BIAS | LF_OPT_LLM | LF_OPT_CHUNKED; /* the last two: never sent to C */
     for (int l = 0; l < LF_LOSS_COUNT; l++)
         if ((losses & (loss_claims[l].bit | loss_claims[l].prob_bit)) && (lf_loss_options((lf_loss)l) & ~fields))
             return loss_claims[l].name;
@@ -283,8 +283,10 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
                  (long long)k->max_numel);
         return why;
     }
-    if (c->input.ndim - 2 > k->max_spatial_dims) {
-        snprintf(why, sizeof why, "%d spatial dims", c->input.ndim - 2);
+    /* the logits' dims past [N, C]: a fused linear's come from its weight [C, d1..dK, H] */
+    int spatial = c->linear_weight.present ? c->linear_weight.ndim - 2 : c->input.ndim - 2;
+    if (spatial > k->max_spatial_dims) {
+        snprintf(why, sizeof why, "%d spatial dims", spatial);
         return why;
     }
     if (c->weight.present && !(k->features & LOSSFUZZ_WEIGHT)) return "weight";

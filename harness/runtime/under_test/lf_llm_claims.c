@@ -15,8 +15,10 @@ static bool fail(char *err, size_t errlen, const char *what)
 
 /* The family's scalar option (lf_options.def) by its name: false for another name. */
 
-/* The case's options of the family that the kernel is not sent */
-static bool withheld(const lf_llm_claims *l, lf_option o) { return (LF_OPT_LLM & ~l->options) >> o & 1; }
+/* The options a kernel claims by keyword: the LLM family's and the chunked path's (LinearCrossEntropyOptions) */
+#define CLAIMABLE (LF_OPT_LLM | LF_OPT_CHUNKED)
+/* The case's options of those that the kernel is not sent */
+static bool withheld(const lf_llm_claims *l, lf_option o) { return (CLAIMABLE & ~l->options) >> o & 1; }
 
 static bool parse_ranges(const json_t *ranges, lf_llm_claims *l, char *err, size_t errlen);
 
@@ -41,7 +43,7 @@ bool lf_llm_claims_parse(const json_t *o, lf_llm_claims *l, char *err, size_t er
                      name, lf_option_of(LF_OPTION_LOGIT_SCALE)->name);
             return false;
         }
-        l->options |= (1u << opt) & LF_OPT_LLM;
+        l->options |= (1u << opt) & CLAIMABLE;
     }
     if (outputs && !json_is_array(outputs))
         return fail(err, errlen, "\"outputs\" is a list: \"loss\", \"z_loss\", \"lse\"");

@@ -84,6 +84,15 @@ static json_t *wire_number(double v)
     return isfinite(v) ? json_real(v) : json_string(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
+/* A scalar option's value on the wire: an lf_choice's name (null for "None"), an integer, a number. */
+static json_t *wire_option(const lf_case *c, lf_option o)
+{
+    const char *name = lf_option_choice_name(o, lf_case_option_int(c, o));
+    if (lf_option_of(o)->type == LF_TYPE_lf_choice) return strcmp(name, "None") ? json_string(name) : json_null();
+    if (lf_option_of(o)->type == LF_TYPE_int64_t) return json_integer((json_int_t)lf_case_option_int(c, o));
+    return wire_number(lf_case_option_value(c, o));
+}
+
 char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const lf_case *c, const lf_wire_layout *l,
                       void *shm)
 {
@@ -95,9 +104,7 @@ char *lf_wire_request(uint64_t id, const lf_wire_path *paths, int n_paths, const
         const lf_option_info *O = lf_option_of(o);
         if (!lf_option_is_scalar(o) || (!lf_case_given(c, o) && lf_case_option_value(c, o) == O->default_value))
             continue;
-        json_object_set_new(cj, O->name,
-                            O->type == LF_TYPE_int64_t ? json_integer((json_int_t)lf_case_option_int(c, o))
-                                                       : wire_number(lf_case_option_value(c, o)));
+        json_object_set_new(cj, O->name, wire_option(c, o));
     }
     if (c->vocab_last) json_object_set_new(cj, "vocab_last", json_true());
     if (c->world_size != 1) {
@@ -259,7 +266,10 @@ bool lf_wire_parse_request(const char *line, lf_wire_request_info *info, lf_case
     c->reduction = lf_reduction_parse(red);
     for (int o = 0; o < LF_OPTION_COUNT; o++) {
         json_t *v = lf_option_is_scalar(o) ? json_object_get(cj, lf_option_of(o)->name) : NULL;
-        if (json_is_integer(v) && lf_option_of(o)->type == LF_TYPE_int64_t)
+        int64_t k;
+        if (v && lf_option_of(o)->type == LF_TYPE_lf_choice) {
+            if (lf_option_choice_parse(o, json_string_value(v), &k)) lf_case_set_option_int(c, o, k);
+        } else if (json_is_integer(v) && lf_option_of(o)->type == LF_TYPE_int64_t)
             lf_case_set_option_int(c, o, json_integer_value(v));
         else if (v)
             lf_case_set_option(c, o, json_is_string(v) ? strtod(json_string_value(v), NULL) : json_number_value(v));

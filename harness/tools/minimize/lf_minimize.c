@@ -304,7 +304,7 @@ static bool shrink_shapes(ctx *x, lf_case *c)
 enum { S_REDUCTION = -1, S_INPUT_LAYOUT = -2, S_TARGET_LAYOUT = -3 };
 
 /* One at a time, each kept where the case does without it: the weights, PyTorch's scalar options (each back to
- * its default), reduction, contiguous memory, then the LLM family's loss mask and options. */
+ * its default), reduction, contiguous memory, then the LLM family's loss mask and options, the chunked path's. */
 static bool simplify_options(ctx *x, lf_case *c)
 {
     int steps[LF_OPTION_COUNT + 3], n = 0;
@@ -317,7 +317,7 @@ static bool simplify_options(ctx *x, lf_case *c)
     steps[n++] = S_TARGET_LAYOUT;
     steps[n++] = LF_OPTION_LOSS_MASK;
     for (int o = 0; o < LF_OPTION_COUNT; o++)
-        if (lf_option_is_scalar(o) && lf_option_of(o)->family == LF_LLM) steps[n++] = o;
+        if (lf_option_is_scalar(o) && lf_option_of(o)->family != LF_PYTORCH) steps[n++] = o;
     lf_case cand;
     bool changed = false;
     for (int k = 0; k < n && !stopped(x); k++) {
