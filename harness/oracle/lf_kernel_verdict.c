@@ -122,8 +122,12 @@ static void judge_valid(const lf_case *c, const lf_kernel_deviations *d, lf_verd
         /* PyTorch returns a number here but not the loss the labels ask for:
          * rejecting the call is the better answer, never an alarm. */
         if (s->silent[0]) return;
-        lf_found(v, "false-alarm/kernel", "PyTorch accepts the call; the kernel %s: %s",
-                 strcmp(k->error, "kernel_failed") ? "rejected it" : "failed", k->message);
+        /* a bug's exception is a crash, not a refusal: its own harm, so a report keeps it apart from the
+         * kernel's refusals of the same kind of call */
+        if (!strcmp(k->error, "kernel_failed"))
+            lf_found(v, "false-alarm/kernel-failed", "PyTorch accepts the call; the kernel failed: %s", k->message);
+        else
+            lf_found(v, "false-alarm/kernel", "PyTorch accepts the call; the kernel rejected it: %s", k->message);
     } else if (k->scalar != s->scalar || k->n != s->n) {
         lf_found(v, "shape-mismatch/kernel", "the kernel gave %s of %lld values, PyTorch %s of %lld",
                  k->scalar ? "a 0-D result" : "a tensor", (long long)k->n, s->scalar ? "a 0-D result" : "a tensor",

@@ -76,7 +76,8 @@ static void put_class(const grad_ctx *x, int64_t base, int64_t k, double v, doub
  * gl = -a * onehot(t) - b * w (a = (1 - eps) w_t up, b = eps / C up_s: label
  * smoothing's mean has a denominator of its own), then log_softmax's
  * backward gl - p * sum(gl): an infinite weight gives the NaN and inf
- * PyTorch gives. up_off: what up may be off by, absolutely (up_rounding). */
+ * PyTorch gives. up_off, up_off_s: what the nll's and the smoothing's
+ * quotients of the upstream may be off by (up_rounding). */
 /* A mean's upstream over its denominator, as PyTorch's backward kernels
  * divide it: in the input's dtype (grad_output / total_weight, both of it), so a
  * quotient below the dtype's normal range keeps few bits (float16: 0.109 /
@@ -91,7 +92,7 @@ static double up_rounding(lf_dtype t, double q)
 }
 
 static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up, double up_s, double up_off,
-                      double extra, bool undecided)
+                      double up_off_s, double extra, bool undecided)
 {
     const lf_problem *p = x->p;
     double eps = p->label_smoothing, W = x->W, W_mag = x->W_mag, wt = lf_spec_weight(x->c, label);
@@ -107,7 +108,7 @@ static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up,
         double v = p->log_softmax ? gl - pk * gl_sum : gl;
         double mag = fabs(a) * (sum_scale(p, pk, x->lp[k], extra) + onehot) +
                      (eps > 0 ? fabs(b) * (W_mag * sum_scale(p, pk, x->lp[k], extra) + fabs(wk)) : 0) +
-                     up_off * (fabs((1 - eps) * wt) * (onehot + pk) + (eps > 0 ? eps / (double)p->C * W_mag : 0));
+                     up_off * fabs((1 - eps) * wt) * (onehot + pk) + up_off_s * (fabs(wk) + pk * W_mag);
         put_class(x, base, k, v, mag, pk, undecided);
     }
 }
@@ -322,7 +323,11 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
                     put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
             continue;
         }
-        class_row(&x, base, t, up, row.r * up0 / div_s, mean ? up_rounding(c->input.dtype, up) : 0, extra,
+        /* smoothing's quotient is (up * eps / C) / its total weight, smaller than the nll's up / d: subnormal
+         * sooner, and its half step multiplies each weight, not eps / C of it */
+        double up_s = row.r * up0 / div_s, q_s = p.label_smoothing / (double)p.C * up_s;
+        class_row(&x, base, t, up, up_s, mean ? up_rounding(c->input.dtype, up) : 0,
+                  mean && p.label_smoothing > 0 ? up_rounding(c->input.dtype, q_s) : 0, extra,
                   bad_div || row.undecided);
     }
     free(lp);
