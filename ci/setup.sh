@@ -5,7 +5,8 @@
 #           DLPack (the tensors of the kernel interface, include/lossfuzz/kernel.h)
 #   PyTorch: the project's own Python, .venv, has today's torch from PyPI, pinned
 #           ($torch, with its triton and CUDA libraries: 5.4 GB, about 1.5 min; runs on
-#           the CPU), numpy, pytest and a released kernel CI fuzzes (Liger-Kernel). The
+#           the CPU), numpy, pytest, a released kernel CI fuzzes (Liger-Kernel) and
+#           expecttest (torch's own test inputs import it: ci/conformance/opinfo_cases.py). The
 #           worker, --torch, the conformance run and the Python tests use it.
 #   the older peer: .venv-debian, Debian's python3-torch 1.13 + python3-numpy plus a
 #           pinned triton 3.6 (--no-deps), which CI runs the version-dependent tests under
@@ -17,7 +18,7 @@
 set -eu
 packages="cmake make gcc g++ pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-setuptools python3-torch python3-numpy clang libclang-rt-14-dev clang-format-14 afl++ zip unzip"
 # Pinned: what CI tests (README, "Tested versions"). torch brings its triton (3.9.0).
-torch=2.15.0 numpy=2.4.6 pytest=9.2.0 liger=0.8.5 packaging=26.4 debian_triton=3.6.0
+torch=2.15.0 numpy=2.4.6 pytest=9.2.0 liger=0.8.5 packaging=26.4 debian_triton=3.6.0 expecttest=0.3.0
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -48,6 +49,12 @@ else
         .venv/bin/pip install -q --disable-pip-version-check --no-deps "liger-kernel==$liger" &&
         echo "setup: .venv: torch $torch installed in $(($(date +%s) - start)) s ($(du -sm .venv | cut -f1) MB)" ||
         echo "setup: could not install torch $torch into .venv (no PyPI?): the tests that need it skip" >&2
+fi
+# PyTorch's own test inputs (ci/conformance/opinfo_cases.py) import torch.testing._internal, which needs expecttest
+if [ -x .venv/bin/python3 ] && ! venv_ready .venv "import expecttest"; then
+    .venv/bin/pip install -q --disable-pip-version-check "expecttest==$expecttest" &&
+        echo "setup: .venv: expecttest $expecttest installed" ||
+        echo "setup: could not install expecttest into .venv: conformance/opinfo skips" >&2
 fi
 if venv_ready .venv-debian "import torch, triton; assert triton.__version__ == '$debian_triton'"; then
     echo "setup: .venv-debian has Debian's torch and triton $debian_triton"

@@ -47,10 +47,14 @@ static bool plan(const lf_case *c, lf_problem *p, lf_result *r)
         return false;
     }
     int64_t N = rows_of(in), C = classes_of(in);
-    if (!(tg->ndim <= 1 && tg->numel == N)) {
+    if (!(tg->ndim <= 1 && tg->numel == N)) { /* torch 2.15's words (1.13: "inconsistent target size, got: ...") */
+        char got_in[LF_MAX_DIMS * 22 + 4];
         lf_format_shape(s, sizeof s, tg->shape, tg->ndim);
-        lf_result_error(r, "target_shape", "RuntimeError", "inconsistent target size, expected %lld but got %s",
-                        (long long)N, s);
+        lf_format_shape(got_in, sizeof got_in, in->shape, in->ndim);
+        lf_result_error(r, "target_shape", "RuntimeError",
+                        "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+                        "(batch size). Expected target size [%lld], but got %s. Input has shape %s.",
+                        (long long)N, s, got_in);
         return false;
     }
     if (w->present && w->numel != C) {
@@ -245,7 +249,7 @@ static bool guard_check(const lf_case *c, lf_problem *p, lf_result *r, bool *nee
 static const lf_torch_message messages[] = {
     {"only p == 1 and p == 2 supported", "margin_p"},
     {"weight must be one-dimensional|inconsistent weight size", "weight_shape"},
-    {"inconsistent target size", "target_shape"},
+    {"inconsistent target size|target tensor should be 1-D with size equal to the number of input", "target_shape"},
     {"Expected non-empty vector or matrix", "input_dim"},
 };
 
