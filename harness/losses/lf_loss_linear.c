@@ -44,12 +44,13 @@ static bool chunked_own_errors(const lf_case *c, const lf_result *s, const lf_re
 }
 
 /* a call the reference path refuses for its target or class weight runs: a weight of the wrong length (indexed
- * by label), an empty int64 target of another shape, a target longer than the batch */
+ * by label) or of an integer dtype, an empty int64 target of another shape, a target longer than the batch */
 static bool chunked_unchecked(const lf_case *c, const lf_result *s, const lf_result *t)
 {
     return lf_spec_chunked_taken(c) &&
            (lf_known_host_error(s, "weight_shape") || lf_known_host_error(s, "prob_target_dtype") ||
-            lf_known_host_error(s, "target_shape") || lf_known_host_error(s, "batch_size_mismatch")) &&
+            lf_known_host_error(s, "target_shape") || lf_known_host_error(s, "batch_size_mismatch") ||
+            lf_known_host_error(s, "weight_dtype")) &&
            t->kind == LF_OUTCOME_OK;
 }
 
@@ -87,6 +88,16 @@ static bool chunked_all_ignored_mean(const lf_case *c, const lf_result *s, const
     return true;
 }
 
+/* a class weight of inf or -inf: the reference path's loss is the infinity, the chunked path's NaN (inf * 0) */
+static bool chunked_infinite_weight(const lf_case *c, const lf_result *s, const lf_result *t)
+{
+    const lf_tensor *w = &c->weight;
+    if (!lf_spec_chunked_taken(c) || !lf_known_both_ok(s, t) || !w->present) return false;
+    for (int64_t k = 0; k < w->numel; k++)
+        if (isinf(lf_load_f64(w->data, w->dtype, k))) return true;
+    return false;
+}
+
 #define CHUNKED_SOURCE "torch/nn/modules/linear_cross_entropy.py, the chunked path (torch 2.15 on the CPU)"
 
 static const lf_known_rule known[] = {
@@ -105,7 +116,7 @@ static const lf_known_rule known[] = {
      chunked_own_errors},
     {{"chunked_unchecked", "", "2.15", "", CHUNKED_SOURCE,
       "the chunked path runs calls the reference path refuses: a class weight of the wrong length (indexed by "
-      "label), an empty int64 target of another shape, a target longer than the batch"},
+      "label) or an integer dtype, an empty int64 target of another shape, a target longer than the batch"},
      chunked_unchecked},
     {{"chunked_unbatched_one_target", "", "2.15", "", CHUNKED_SOURCE,
       "hidden states [H] with a target [1]: the reference path takes it, the chunked path's gather refuses it"},
@@ -118,6 +129,10 @@ static const lf_known_rule known[] = {
       "mean over rows all ignored: the chunked path's gradients are NaN (its 1 / 0 total weight, made in forward), "
       "whatever the upstream; the reference path's are 0"},
      chunked_all_ignored_mean},
+    {{"chunked_infinite_weight", "", "2.15", "", CHUNKED_SOURCE,
+      "a class weight of inf or -inf: the chunked path's loss or gradient is NaN where the reference path's is the "
+      "infinity"},
+     chunked_infinite_weight},
 };
 
 const lf_loss_row lf_loss_linear = {

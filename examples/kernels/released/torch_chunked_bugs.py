@@ -61,6 +61,34 @@ def weight_unchecked():
     return want, got, lambda a, b: rejects(a) and not rejects(b)
 
 
+def batch_size_unchecked():
+    """a target of 6 labels for 1 row: the reference path refuses it, the chunked path computes"""
+    x, w, t = torch.zeros(1, 1), torch.tensor([[0.02]]), torch.zeros(6, dtype=torch.long)
+    want, got = both(x, w, t)
+    return want, got, lambda a, b: rejects(a) and not rejects(b)
+
+
+def target_shape_unchecked():
+    """an empty int64 target [0, 1] for logits [0, 2]: the reference path refuses it, the chunked path computes"""
+    x, w, t = torch.zeros(0, 1), torch.tensor([[0.1], [-0.2]]), torch.zeros(0, 1, dtype=torch.long)
+    want, got = both(x, w, t)
+    return want, got, lambda a, b: rejects(a) and not rejects(b)
+
+
+def weight_dtype_unchecked():
+    """an int64 class weight for float32 logits: the reference path refuses it, the chunked path computes"""
+    x, w, t = torch.zeros(1, 1), torch.tensor([[0.1]]), torch.tensor([0])
+    want, got = both(x, w, t, weight=torch.tensor([1]))
+    return want, got, lambda a, b: rejects(a) and not rejects(b)
+
+
+def infinite_class_weight():
+    """class weights -inf and inf, the label's -inf: the reference path's sum is -inf, the chunked path's NaN"""
+    x, w = torch.tensor([[16.0]]), torch.tensor([[-1.5681899], [1.0952549]])
+    want, got = both(x, w, torch.tensor([0]), weight=torch.tensor([float("-inf"), float("inf")]), reduction="sum")
+    return want, got, lambda a, b: a == float("-inf") and b != b
+
+
 def unbatched_one_target():
     """hidden states [H] with a target [1]: the reference path reads it as the one row's label, the chunked refuses"""
     x, w, t = torch.zeros(4), torch.randn(2, 4, generator=torch.Generator().manual_seed(2)), torch.tensor([0])
@@ -83,7 +111,8 @@ def all_ignored_mean_grad():
     return want, got, lambda a, b: a == [[0.0]] and b[0][0] != b[0][0]
 
 
-BUGS = [zero_features, own_errors, weight_unchecked, unbatched_one_target, ignored_nonfinite, all_ignored_mean_grad]
+BUGS = [zero_features, own_errors, weight_unchecked, batch_size_unchecked, target_shape_unchecked,
+        weight_dtype_unchecked, infinite_class_weight, unbatched_one_target, ignored_nonfinite, all_ignored_mean_grad]
 
 
 def main():

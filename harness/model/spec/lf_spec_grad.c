@@ -108,7 +108,8 @@ static void class_row(const grad_ctx *x, int64_t base, int64_t label, double up,
         double v = p->log_softmax ? gl - pk * gl_sum : gl;
         double mag = fabs(a) * (sum_scale(p, pk, x->lp[k], extra) + onehot) +
                      (eps > 0 ? fabs(b) * (W_mag * sum_scale(p, pk, x->lp[k], extra) + fabs(wk)) : 0) +
-                     up_off * fabs((1 - eps) * wt) * (onehot + pk) + up_off_s * (fabs(wk) + pk * W_mag);
+                     up_off * fabs((1 - eps) * wt) * (onehot + pk) +
+                     (up_off_s > 0 ? up_off_s * (fabs(wk) + pk * W_mag) : 0);
         put_class(x, base, k, v, mag, pk, undecided);
     }
 }
