@@ -158,6 +158,12 @@ if .venv/bin/python3 -c "import liger_kernel" 2>/dev/null; then
     said=$(.venv/bin/python3 $rel/liger_bugs.py) ||
         { echo "$said"; echo "ci: a classified Liger bug no longer shows in plain torch"; exit 1; }
     echo "$said" | tail -1
+    # its fused linear + cross-entropy's, against torch 2.15's F.linear_cross_entropy (77: an older torch)
+    rc=0
+    said=$(.venv/bin/python3 $rel/liger_fused_linear_bugs.py) || rc=$?
+    [ "$rc" = 0 ] || [ "$rc" = 77 ] ||
+        { echo "$said"; echo "ci: a classified bug of Liger's fused linear CE no longer shows in plain torch"; exit 1; }
+    echo "$said" | tail -1
     out=$(mktemp -d)
     rc=0 # 1: findings, as it must
     build/lossfuzz fuzz --seconds 60 --seed 1 --kernel py:$rel/liger_cross_entropy.py:cross_entropy --out "$out" \
