@@ -97,10 +97,5 @@ BUGS = [labels_unchecked, all_ignored_mean_zero, target_shape_unchecked, float32
         weight_dtype_unchecked, weight_shape_unchecked, nan_weight_of_another_class, zero_hidden_size]
 
 
-def main():
-    torch.set_num_threads(1)
-    return report(BUGS, "Liger")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(report(BUGS, "Liger"))

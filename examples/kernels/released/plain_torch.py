@@ -1,4 +1,5 @@
-"""What the released kernels' demonstrations (liger_bugs.py, megatron_bugs.py)
+"""What the released kernels' demonstrations (liger_bugs.py, megatron_bugs.py,
+liger_fused_linear_bugs.py, torch_chunked_bugs.py)
 share: a call's answer as plain data, and the report of each bug against
 F.cross_entropy."""
 import torch
@@ -20,7 +21,8 @@ def rejects(a):
 def report(bugs, kernel):
     """Runs each bug (a function returning PyTorch's answer, the kernel's, and whether they show it), prints
     both answers; 0 when every one shows, 1 when one no longer does (fixed upstream, or the demonstration is
-    wrong)."""
+    wrong). One thread: the interpreted kernels' answers do not depend on torch's thread count then."""
+    torch.set_num_threads(1)
     shown = 0
     for bug in bugs:
         want, got, shows = bug()

@@ -115,10 +115,5 @@ BUGS = [zero_features, own_errors, weight_unchecked, batch_size_unchecked, targe
         weight_dtype_unchecked, infinite_class_weight, unbatched_one_target, ignored_nonfinite, all_ignored_mean_grad]
 
 
-def main():
-    torch.set_num_threads(1)
-    return report(BUGS, "chunked")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(report(BUGS, "chunked"))
