@@ -61,31 +61,22 @@ static bool chunked_unbatched_one_target(const lf_case *c, const lf_result *s, c
            t->kind == LF_OUTCOME_HOST_ERROR;
 }
 
-/* an ignored row whose hidden states are not all finite: the chunked path's sum takes its NaN, the reference 0 */
-static bool chunked_ignored_nonfinite(const lf_case *c, const lf_result *s, const lf_result *t)
+/* ignored rows multiplied by their weight 0, not masked: an ignored row's non-finite hidden state makes the loss
+ * NaN (the reference path leaves it out), and a mean over ignored rows only has NaN gradients, its 1 / 0 total
+ * weight made in forward, whatever the upstream (the reference path's 0) */
+static bool chunked_ignored_rows(const lf_case *c, const lf_result *s, const lf_result *t)
 {
     const lf_tensor *h = &c->input, *tg = &c->target;
-    if (!lf_spec_chunked_taken(c) || !lf_known_both_ok(s, t) || tg->dtype != LF_I64 || h->numel == 0) return false;
-    int64_t H = h->shape[h->ndim - 1], N = h->numel / H;
-    for (int64_t n = 0; n < N && tg->numel == N; n++) {
-        if ((int64_t)lf_load_f64(tg->data, tg->dtype, n) != c->ignore_index) continue;
-        for (int64_t k = 0; k < H; k++)
+    if (!lf_spec_chunked_taken(c) || !lf_known_both_ok(s, t) || !lf_case_any_ignored(c)) return false;
+    int64_t H = h->shape[h->ndim - 1], ignored = 0;
+    bool rows = H > 0 && tg->numel == h->numel / H; /* a label per row of hidden states */
+    for (int64_t n = 0; n < tg->numel; n++) {
+        if (lf_load_i64(tg->data, tg->dtype, n) != c->ignore_index) continue;
+        ignored++;
+        for (int64_t k = 0; rows && k < H; k++)
             if (!isfinite(lf_load_f64(h->data, h->dtype, n * H + k))) return true;
     }
-    return false;
-}
-
-/* every row ignored under mean: the loss is 0 / 0 on both paths; the chunked path's gradient, made in forward
- * with that 1 / 0, is NaN even for an upstream of 0, the reference path's 0 */
-static bool chunked_all_ignored_mean(const lf_case *c, const lf_result *s, const lf_result *t)
-{
-    const lf_tensor *tg = &c->target;
-    if (!lf_spec_chunked_taken(c) || !lf_known_both_ok(s, t) || c->reduction != LF_REDUCTION_MEAN ||
-        tg->dtype != LF_I64 || tg->numel == 0)
-        return false;
-    for (int64_t n = 0; n < tg->numel; n++)
-        if ((int64_t)lf_load_f64(tg->data, tg->dtype, n) != c->ignore_index) return false;
-    return true;
+    return c->reduction == LF_REDUCTION_MEAN && ignored == tg->numel;
 }
 
 /* a class weight of inf or -inf: the reference path's loss is the infinity, the chunked path's NaN (inf * 0) */
@@ -121,14 +112,11 @@ static const lf_known_rule known[] = {
     {{"chunked_unbatched_one_target", "", "2.15", "", CHUNKED_SOURCE,
       "hidden states [H] with a target [1]: the reference path takes it, the chunked path's gather refuses it"},
      chunked_unbatched_one_target},
-    {{"chunked_ignored_nonfinite", "", "2.15", "", CHUNKED_SOURCE,
-      "an ignored row with a non-finite hidden state makes the chunked path's loss NaN; the reference path masks it "
-      "to 0"},
-     chunked_ignored_nonfinite},
-    {{"chunked_all_ignored_mean", "", "2.15", "", CHUNKED_SOURCE,
-      "mean over rows all ignored: the chunked path's gradients are NaN (its 1 / 0 total weight, made in forward), "
-      "whatever the upstream; the reference path's are 0"},
-     chunked_all_ignored_mean},
+    {{"chunked_ignored_rows", "", "2.15", "", CHUNKED_SOURCE,
+      "ignored rows are multiplied by their weight 0, not masked: a non-finite hidden state there makes the chunked "
+      "path's loss NaN, and a mean over ignored rows only its gradients, whatever the upstream; the reference path "
+      "leaves them out (0)"},
+     chunked_ignored_rows},
     {{"chunked_infinite_weight", "", "2.15", "", CHUNKED_SOURCE,
       "a class weight of inf or -inf: the chunked path's loss or gradient is NaN where the reference path's is the "
       "infinity"},

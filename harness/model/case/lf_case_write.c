@@ -137,9 +137,9 @@ char *lf_case_to_json(const lf_case *c)
             put_string(&b, c->reduction_name);
         }
         if (!lf_option_is_scalar(o) || !lf_case_given(c, o)) continue;
-        const char *name = lf_option_choice_name(o, lf_case_option_int(c, o));
+        const char *choice = lf_option_choice_value(o, lf_case_option_int(c, o));
         if (lf_option_of(o)->type == LF_TYPE_lf_choice)
-            snprintf(num, sizeof num, strcmp(name, "None") ? "\"%s\"" : "null", name);
+            snprintf(num, sizeof num, choice ? "\"%s\"" : "null", choice);
         else if (lf_option_of(o)->type == LF_TYPE_int64_t)
             snprintf(num, sizeof num, "%lld", (long long)lf_case_option_int(c, o));
         else

@@ -60,9 +60,9 @@ json_t *lf_describe(void)
             json_array_append_new(tensors, json_string(O->name));
             continue;
         }
-        const char *choice = lf_option_choice_name(o, (int64_t)O->default_value);
+        const char *choice = lf_option_choice_value(o, (int64_t)O->default_value);
         json_object_set_new(defaults, O->name,
-                            O->type == LF_TYPE_lf_choice ? (strcmp(choice, "None") ? json_string(choice) : json_null())
+                            O->type == LF_TYPE_lf_choice ? (choice ? json_string(choice) : json_null())
                             : O->type == LF_TYPE_int64_t ? json_integer((json_int_t)O->default_value)
                                                          : json_real(O->default_value));
         if (O->family == LF_LLM) json_array_append_new(llm, json_string(O->name));

@@ -56,6 +56,12 @@ bool lf_option_choice_parse(lf_option o, const char *name, int64_t *out)
     return false;
 }
 
+const char *lf_option_choice_value(lf_option o, int64_t i)
+{
+    const char *name = lf_option_choice_name(o, i);
+    return strcmp(name, "None") ? name : NULL;
+}
+
 void lf_option_choice_list(lf_option o, char *buf, size_t n)
 {
     size_t at = 0;

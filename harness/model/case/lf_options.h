@@ -55,6 +55,8 @@ bool lf_option_is_integer(lf_option o);
 /* An lf_choice's name of index i ("?" outside its names), and its index of a name (NULL: "None"). */
 const char *lf_option_choice_name(lf_option o, int64_t i);
 bool lf_option_choice_parse(lf_option o, const char *name, int64_t *out);
+/* Its value as a case file, the wire and Python hold it: its name, or NULL for "None" (JSON null, Python None). */
+const char *lf_option_choice_value(lf_option o, int64_t i);
 /* Its names as a message lists them: 'auto', 'accurate', 'compact'. */
 void lf_option_choice_list(lf_option o, char *buf, size_t n);
 

@@ -87,8 +87,8 @@ static json_t *wire_number(double v)
 /* A scalar option's value on the wire: an lf_choice's name (null for "None"), an integer, a number. */
 static json_t *wire_option(const lf_case *c, lf_option o)
 {
-    const char *name = lf_option_choice_name(o, lf_case_option_int(c, o));
-    if (lf_option_of(o)->type == LF_TYPE_lf_choice) return strcmp(name, "None") ? json_string(name) : json_null();
+    const char *choice = lf_option_choice_value(o, lf_case_option_int(c, o));
+    if (lf_option_of(o)->type == LF_TYPE_lf_choice) return choice ? json_string(choice) : json_null();
     if (lf_option_of(o)->type == LF_TYPE_int64_t) return json_integer((json_int_t)lf_case_option_int(c, o));
     return wire_number(lf_case_option_value(c, o));
 }
