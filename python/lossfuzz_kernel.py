@@ -30,6 +30,8 @@ findings it explains are still reported and counted, as accepted, never failing.
         "float32_result": True,                      # a float32 loss for bfloat16 / float16 input
         "labels_unchecked": True,                    # numbers for out-of-range labels (memory still judged)
         "targets_flattened": True,                   # targets viewed as [-1]: any shape of one label per row
+        "no_ignore_index": True,                     # no ignore_index in its API: no ignored (-100) label sent
+        "empty_mean_zero": True,                     # a mean over no counted row is 0, PyTorch's NaN
         "accept": {"dtype-mismatch/kernel": "why"},  # any signature (or its start; * for any run), with a reason
 
 The LLM family (docs/llm-cross-entropy.md), none of it unless claimed:
@@ -56,6 +58,7 @@ from lossfuzz_triton_compat import enable_interpreter
 CLAIM_KEYS = ("name", "guarded", "losses", "input_dtypes", "target_dtypes", "reductions", "features",
               "max_spatial_dims", "backward", "max_numel",
               "min_batch", "min_classes", "grad_in_place", "float32_result", "labels_unchecked", "targets_flattened",
+              "no_ignore_index", "empty_mean_zero",
               "accept",
               "options", "outputs", "vocab_last", "vocab_parallel", "ranges")
 DEFAULT_LOSSES = ["cross_entropy", "cross_entropy_prob"]

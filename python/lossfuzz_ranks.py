@@ -107,7 +107,8 @@ def run_task(torch, fn, task, group, group_kw, device_type):
         values = result.detach().double().flatten().cpu()
     except Exception as exc:
         return {"raised": type(exc).__name__, "message": str(exc).split("\n", 1)[0]}
-    answer = {"values": values, "scalar": result.dim() == 0, "dtype": str(result.dtype).replace("torch.", ""),
+    answer = {"values": values, "scalar": result.dim() == 0, "shape": list(result.shape),
+              "dtype": str(result.dtype).replace("torch.", ""),
               "outputs": {k: v.detach().double().flatten().cpu() for k, v in outputs.items() if v is not None},
               "grads": {}}
     able = [(name, t) for name, t in wanted if t.requires_grad]
@@ -234,7 +235,7 @@ class RankPool:
         if n > cap:
             return {"outcome": "host_error", "error": "result_too_large", "message": "%d values" % n}
         worker.put_values(values, values_at)
-        answer = {"outcome": "ok", "n": n, "scalar": a["scalar"], "dtype": a["dtype"]}
+        answer = {"outcome": "ok", "n": n, "scalar": a["scalar"], "shape": a["shape"], "dtype": a["dtype"]}
         used = n
         changed = next((b["changed"] for b in answers if b.get("changed")), None)
         grads = {}
@@ -256,7 +257,8 @@ class RankPool:
             if used + g.numel() > cap:
                 break
             worker.put_values(g.double().flatten(), values_at + 8 * used)
-            grads[name] = {"state": "ok", "n": g.numel(), "dtype": str(g.dtype).replace("torch.", "")}
+            grads[name] = {"state": "ok", "n": g.numel(), "shape": list(g.shape),
+                           "dtype": str(g.dtype).replace("torch.", "")}
             used += g.numel()
         if grads:
             answer["grads"] = grads

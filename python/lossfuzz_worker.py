@@ -275,7 +275,7 @@ class Worker:
             return {"outcome": "host_error", "error": "result_too_large",
                     "message": "%d values, room for %d" % (n, room)}
         self.put_values(values, values_at)
-        answer = {"outcome": "ok", "n": n, "scalar": result.dim() == 0,
+        answer = {"outcome": "ok", "n": n, "scalar": result.dim() == 0, "shape": list(result.shape),
                   "dtype": str(result.dtype).replace("torch.", "")}
         if self.path == "torch" and LAST_WARNING[0]:
             answer["warning_id"], answer["warning"] = "chunked_fallback", LAST_WARNING[0][:500]
@@ -347,7 +347,8 @@ class Worker:
                 continue
             self.put_values(g.detach().double().flatten().cpu(), at)
             at += 8 * g.numel()
-            out[name] = {"state": "ok", "n": g.numel(), "dtype": str(g.dtype).replace("torch.", "")}
+            out[name] = {"state": "ok", "n": g.numel(), "shape": list(g.shape),
+                         "dtype": str(g.dtype).replace("torch.", "")}
         return out
 
     def reference(self, case, args, kwargs):

@@ -241,11 +241,29 @@ if [ "${KERNEL_TEST_PYTHON:-full}" = full ]; then
     dv=examples/kernels/cases/deviations.py
     for pair in "float32_result bf16_confident_predictions dtype-mismatch/kernel" \
         "no_empty empty_batch_mean false-alarm/kernel" "unchecked one_based_labels kernel-silent/label_out_of_range" \
-        "batched_only input_1d_target_0d false-alarm/kernel"; do
+        "batched_only input_1d_target_0d false-alarm/kernel" "empty_zero all_targets_ignored_mean value-mismatch/kernel"; do
         set -- $pair
         expect 0 "accepted       $3" "$lossfuzz" check --kernel "py:$dv:$1" "$regressions/$2.json"
         expect 1 "FINDING        $3" "$lossfuzz" check --kernel "py:$dv:$1_unclaimed" "$regressions/$2.json"
     done
+    # targets_flattened on a fused linear: the count is the logits' rows (not the hidden states' elements), and
+    # every shape refusal a flattening kernel skips is accepted (a [1] target of a [H] call too)
+    for case in flattened_linear_target_1x2 flattened_linear_1d_target_1; do
+        expect 0 "accepted       kernel-silent/" "$lossfuzz" check --kernel "py:$dv:linear_flat" "examples/kernels/cases/$case.json"
+        expect 1 "FINDING        kernel-silent/" "$lossfuzz" check --kernel "py:$dv:linear_flat_unclaimed" \
+            "examples/kernels/cases/$case.json"
+    done
+    # No blind spots: a result of the right count and the wrong shape, a [1, C] probability target that a soft
+    # kernel broadcasts; a kernel that keeps to the documentation's () target of a 1-D input is right
+    bs=examples/kernels/cases/blind_spots.py
+    expect 1 "the kernel gave a result of shape [3, 1], PyTorch's is [3]" "$lossfuzz" check \
+        --kernel "py:$bs:none_keepdim" "examples/kernels/cases/prob_none.json"
+    expect 1 "the kernel gave a result of shape [1], PyTorch's is []" "$lossfuzz" check --kernel "py:$bs:mean_as_1" \
+        "examples/kernels/cases/mean_4x8.json"
+    expect 1 "kernel-silent/batch_size_mismatch" "$lossfuzz" check --kernel "py:$bs:soft_broadcast" \
+        "examples/kernels/cases/prob_target_broadcast.json"
+    expect 0 "unbatched_target_1" "$lossfuzz" check --kernel "py:$bs:documented_1d" \
+        "$regressions/input_1d_target_shape1_none.json"
     expect 2 "\"grad_in_place\" must be true or false" "$lossfuzz" check \
         --kernel py:examples/kernels/cases/bad_claims.py:in_place_not_bool "$regressions/one_based_labels.json"
 fi

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lf_exec.h"
+#include "lf_shape.h"
 #include "lf_verdict_build.h"
 
 void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_grad *k, lf_grad_part p)
@@ -28,10 +29,17 @@ void lf_judge_grad(const lf_case *c, lf_verdict *v, const char *path, const lf_g
         return;
     }
     if (k->state != LF_GRAD_OK || g->kind != LF_OUTCOME_OK) return;
-    if (k->n != g->n) {
+    const lf_tensor *t = lf_grad_tensor(c, p);
+    char got[96], want[96];
+    lf_format_shape(want, sizeof want, t->shape, t->ndim);
+    lf_format_shape(got, sizeof got, k->dims.shape, k->dims.ndim);
+    if (k->n != g->n || (k->dims.known && strcmp(got, want))) {
         snprintf(cls, sizeof cls, "grad-shape-mismatch/%s", path);
-        lf_found(v, cls, "the %s's gradient has %lld values, the %s %lld", name, (long long)k->n, name,
-                 (long long)g->n);
+        if (k->dims.known)
+            lf_found(v, cls, "the %s's gradient has shape %s, the %s %s", name, got, name, want);
+        else
+            lf_found(v, cls, "the %s's gradient has %lld values, the %s %lld", name, (long long)k->n, name,
+                     (long long)g->n);
         return;
     }
     if (k->dtype != g->out_dtype) {
@@ -116,6 +124,7 @@ static void judge_valid(const lf_case *c, const lf_kernel_deviations *d, lf_verd
     const lf_result *s = &v->spec, *k = &v->kernel;
     /* a float32 result for low-precision input on purpose: its numbers are still judged */
     bool f32 = d->float32_result && k->out_dtype == LF_F32 && (s->out_dtype == LF_BF16 || s->out_dtype == LF_F16);
+    char why[256];
     if (k->kind == LF_OUTCOME_DEVICE_ASSERT) {
         lf_found(v, "false-alarm/kernel-assert", "PyTorch accepts the call; the kernel asserted: %s", k->message);
     } else if (k->kind != LF_OUTCOME_OK) {
@@ -128,10 +137,8 @@ static void judge_valid(const lf_case *c, const lf_kernel_deviations *d, lf_verd
             lf_found(v, "false-alarm/kernel-failed", "PyTorch accepts the call; the kernel failed: %s", k->message);
         else
             lf_found(v, "false-alarm/kernel", "PyTorch accepts the call; the kernel rejected it: %s", k->message);
-    } else if (k->scalar != s->scalar || k->n != s->n) {
-        lf_found(v, "shape-mismatch/kernel", "the kernel gave %s of %lld values, PyTorch %s of %lld",
-                 k->scalar ? "a 0-D result" : "a tensor", (long long)k->n, s->scalar ? "a 0-D result" : "a tensor",
-                 (long long)s->n);
+    } else if (!lf_result_shape_ok(c, s, k, why, sizeof why)) {
+        lf_found(v, "shape-mismatch/kernel", "the kernel gave %s", why);
     } else if (k->out_dtype != s->out_dtype && !f32) {
         lf_found(v, "dtype-mismatch/kernel", "the kernel's result is %s, PyTorch's %s", lf_dtype_name(k->out_dtype),
                  lf_dtype_name(s->out_dtype));
@@ -199,6 +206,7 @@ void lf_judge_kernel(const lf_case *c, const lf_backend *be, lf_verdict *v)
     const char *version = lf_exec_torch_version(be->kernel);
     bool python = version[0] != 0; /* a C kernel's rejection is a message without a class: nothing to compare */
     v->torch_known = version[0] ? lf_torch_known_difference(c, s, k, lf_exec_device(be->kernel), version) : NULL;
+    if (!v->torch_known) v->torch_known = lf_leniency_of(c, s, k); /* a refusal the documentation backs */
     if (v->torch_known) return;
     static const lf_kernel_deviations none;
     const lf_kernel_deviations *d = claims ? &claims->deviations : &none;

@@ -11,6 +11,7 @@
 #include "lf_errors.h"
 #include "lf_exec.h"
 #include "lf_guard.h"
+#include "lf_shape.h"
 #include "lf_run.h"
 #include "lf_spec.h"
 #include "lf_verdict_build.h"
@@ -92,6 +93,22 @@ void lf_compare_outputs(lf_verdict *v, const char *path, const lf_result *got)
             return;
         }
     }
+}
+
+bool lf_result_shape_ok(const lf_case *c, const lf_result *s, const lf_result *got, char *why, size_t len)
+{
+    int64_t want[LF_MAX_DIMS];
+    int nd = lf_case_result_shape(c, want);
+    char a[96], b[96];
+    lf_format_shape(b, sizeof b, want, nd);
+    if (got->dims.known) {
+        lf_format_shape(a, sizeof a, got->dims.shape, got->dims.ndim);
+        snprintf(why, len, "a result of shape %s, PyTorch's is %s", a, b);
+        return !strcmp(a, b);
+    }
+    snprintf(why, len, "%s of %lld values, PyTorch's is %s of %lld", got->scalar ? "a 0-D result" : "a tensor",
+             (long long)got->n, s->scalar ? "a 0-D result" : "a tensor", (long long)s->n);
+    return got->scalar == s->scalar && got->n == s->n;
 }
 
 /* The case's recorded numbers (PyTorch's, when the case was made) against the spec. */
@@ -246,7 +263,7 @@ static void judge_expect(const lf_case *c, lf_verdict *v)
 static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
 {
     const lf_result *s = &v->spec, *t = &v->torch;
-    char cls[96];
+    char cls[96], why[256];
     if (lf_path_failed(v, "torch", t)) return;
     v->torch_known = lf_torch_known_difference(c, s, t, lf_exec_device(be->torch), lf_exec_torch_version(be->torch));
     if (v->torch_known) return;
@@ -265,6 +282,8 @@ static void judge_torch(const lf_case *c, const lf_backend *be, lf_verdict *v)
         /* the spec's warning is torch's own (a fused linear's options= ignored, lf_spec_chunked.c) */
         lf_found(v, "torch-mismatch/warning", "PyTorch warned: %s; the spec: %s",
                  t->warning_id[0] ? t->warning : "none", s->warning_id[0] ? s->warning : "no warning");
+    } else if (s->kind == LF_OUTCOME_OK && !lf_result_shape_ok(c, s, t, why, sizeof why)) {
+        lf_found(v, "torch-mismatch/shape", "PyTorch gave %s", why);
     } else if (s->kind == LF_OUTCOME_OK && !(s->silent[0] && lf_case_beyond_pytorch(c))) {
         /* (the family's torch path is lossfuzz's composition, which reads labels as int64: PyTorch's number where
          * its labels wrapped or narrowed is not the family's to reproduce, as it is not a kernel's) */

@@ -40,6 +40,7 @@
 #define LF_ORACLE_H
 
 #include "lf_backend.h"
+#include "lf_kernel_claims.h"
 
 /* The finding classes' one list (lf_findings.def): the entry a class or
  * signature ("PROPERTY/DETAIL...") belongs to, or -1; the i-th entry's
@@ -113,8 +114,12 @@ void lf_verdict_free(lf_verdict *v);
  * version (the spec models PyTorch 2.15 on CUDA), or NULL (lf_torch_known.c). */
 const lf_known_difference *lf_torch_known_difference(const lf_case *c, const lf_result *spec, const lf_result *torch,
                                                      const char *device, const char *version);
-/* The list's i-th entry, NULL past its end. */
+/* The list's i-th entry, then the leniencies' (lf_leniency_at), NULL past their end. */
 const lf_known_difference *lf_known_difference_at(int i);
+/* Where PyTorch accepts a call its documentation excludes (lf_leniency.def): the entry whose rule picks the case,
+ * when a kernel (k) refuses such a call PyTorch accepts (s), else NULL; lf_leniency_at: the i-th entry or NULL. */
+const lf_known_difference *lf_leniency_of(const lf_case *c, const lf_result *s, const lf_result *k);
+const lf_known_difference *lf_leniency_at(int i);
 
 /* A finding's signature: its class, plus, for the classes that lump
  * unrelated bugs (false-alarm, value-, grad-, shape-, dtype-mismatch), the
@@ -125,6 +130,14 @@ void lf_finding_signature(const lf_case *c, const char *cls, char *out, size_t l
  * first case of each key (keeping the class), and the minimized case's
  * signature is the one it reports: the traits the bug needs, and only those. */
 void lf_finding_key(const lf_case *c, const char *cls, char *out, size_t len);
+
+/* The check a kernel lacks where it answers a call PyTorch refuses with
+ * `error` (its class): that class, but for a kernel whose claims say it
+ * flattens its targets (targets_flattened) "target_count", the one count
+ * behind all of PyTorch's target shape refusals, and for a kernel sent a float
+ * target of another shape as probabilities "prob_target_shape" (PyTorch
+ * reads it as class indices: target_dtype, target_shape, ...). k may be NULL. */
+const char *lf_missing_check(const lf_case *c, const lf_kernel_claims *k, const char *error);
 
 /* NaN-safe closeness of a path's value to the spec's, per output dtype. */
 bool lf_values_close(double spec, double scale, double got, lf_dtype out_dtype);

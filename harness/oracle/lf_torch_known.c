@@ -184,14 +184,14 @@ static bool holds_for(const lf_known_difference *e, const char *device, const ch
     return (!e->since[0] || v >= version_number(e->since)) && (!e->until[0] || v < version_number(e->until));
 }
 
-/* The i-th entry: the shared ones, then each loss's own in the losses' order. */
+/* The i-th entry: the shared ones, then each loss's own in the losses' order, then the leniencies. */
 const lf_known_difference *lf_known_difference_at(int i)
 {
     if (i >= 0 && i < N_SHARED) return &known[i].entry;
     i -= N_SHARED;
     for (int l = 0; i >= 0 && l < LF_LOSS_COUNT; i -= lf_loss_row_of((lf_loss)l++)->n_known)
         if (i < lf_loss_row_of((lf_loss)l)->n_known) return &lf_loss_row_of((lf_loss)l)->known[i].entry;
-    return NULL;
+    return lf_leniency_at(i);
 }
 
 const lf_known_difference *lf_torch_known_difference(const lf_case *c, const lf_result *s, const lf_result *t,

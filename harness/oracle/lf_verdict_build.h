@@ -17,6 +17,10 @@ void lf_compare_values(lf_verdict *v, const char *path, const lf_result *got);
 /* The LLM family's other outputs a path gave (z_loss, lse) against the spec's (computed on every
  * cross_entropy call): output-mismatch/PATH/OUTPUT. */
 void lf_compare_outputs(lf_verdict *v, const char *path, const lf_result *got);
+/* Whether an ok result's shape is PyTorch's (lf_case_result_shape): its dims
+ * where the path said them (a Python callable's [N, 1] for [N] is wrong), else
+ * its count and 0-D-ness; false with both shapes in words. */
+bool lf_result_shape_ok(const lf_case *c, const lf_result *s, const lf_result *got, char *why, size_t len);
 /* A path that did not run to an answer (backend error, a worker's crash,
  * hang or broken device, an out-of-bounds access): its finding; true then. */
 bool lf_path_failed(lf_verdict *v, const char *path, const lf_result *r);

@@ -320,7 +320,16 @@ static void answers_are_checked(void **state)
     assert_false(parse("{\"id\": 9, \"results\": [", 9, r, 1, &l, s.base, dead, err));
     assert_false(parse("{\"id\": 9, \"results\": [{\"outcome\": \"ok\", \"n\": 5, \"dtype\": \"float32\"}]}", 9, r, 1,
                        &l, s.base, dead, err));
-    assert_string_equal(err, "an ok result without a valid count or dtype");
+    assert_string_equal(err, "an ok result without a valid count, shape or dtype");
+    /* a shape of another element count than the values sent: not an answer */
+    assert_false(parse("{\"id\": 9, \"results\": [{\"outcome\": \"ok\", \"n\": 2, \"shape\": [2, 2], \"dtype\": "
+                       "\"float32\"}]}",
+                       9, r, 1, &l, s.base, dead, err));
+    assert_true(parse("{\"id\": 9, \"results\": [{\"outcome\": \"ok\", \"n\": 2, \"shape\": [2, 1], \"dtype\": "
+                      "\"float32\"}]}",
+                      9, r, 1, &l, s.base, dead, err));
+    assert_true(r[0].dims.known && r[0].dims.ndim == 2 && r[0].dims.shape[0] == 2 && r[0].dims.shape[1] == 1);
+    lf_result_free(&r[0]);
     /* A good first result and a bad second: false, and nothing left allocated (ASan). */
     assert_false(parse("{\"id\": 9, \"results\": [{\"outcome\": \"ok\", \"n\": 2, \"dtype\": \"float32\"},"
                        " {\"outcome\": \"maybe\"}]}",

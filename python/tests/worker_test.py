@@ -135,13 +135,14 @@ def test_values(w):
     answer, values = w.request(1, case(w, "cross_entropy", x, y, reduction="mean"))
     r = only_result(answer, 1)
     expected = F.cross_entropy(x, y).double().item()
-    check(r == {"outcome": "ok", "n": 1, "scalar": True, "dtype": "float32"}, "cross_entropy mean: result", r)
+    check(r == {"outcome": "ok", "n": 1, "scalar": True, "shape": [], "dtype": "float32"}, "cross_entropy mean: result",
+          r)
     check(same(values[0], [expected]), "cross_entropy mean: value is torch's", (values, expected))
 
     answer, values = w.request(2, case(w, "cross_entropy", x, y, reduction="none"))
     r = only_result(answer, 2)
     expected = F.cross_entropy(x, y, reduction="none").double().tolist()
-    check(r.get("n") == 4 and r.get("scalar") is False, "reduction none: n 4, not scalar", r)
+    check(r.get("n") == 4 and r.get("scalar") is False and r.get("shape") == [4], "reduction none: n 4, shape [4]", r)
     check(same(values[0], expected), "reduction none: values are torch's", (values, expected))
 
     xb = torch.randn(2, 3, 4, dtype=torch.float64)

@@ -469,9 +469,9 @@ static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte
     case 2:
         if (tndim) tndim--;
         break;
-    case 3:
+    case 3: /* a batch of one more row, or (its bit 2) of one row, meant to broadcast: [1, C] for [N, C] */
         if (tndim)
-            tshape[0]++;
+            tshape[0] = prm[P_TGT_SHAPE] & 4 ? 1 : tshape[0] + 1;
         else
             tshape[tndim++] = 2;
         break;

@@ -198,7 +198,8 @@ static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)
     prm[P_RANK] = index_of_rank(lf_p_rank_prob, LF_COUNT(lf_p_rank_prob), in->ndim);
     prm[P_TGT_DTYPE] =
         tg->dtype == in->dtype ? 0 : index_of_dtype(lf_p_prob_dtypes, LF_COUNT(lf_p_prob_dtypes), tg->dtype);
-    prm[P_TGT_SHAPE] = tg->ndim == in->ndim ? 0 : tg->ndim > in->ndim ? 1 : 2;
+    bool first_off = tg->ndim == in->ndim && tg->ndim && tg->shape[0] != in->shape[0]; /* lf_decode.c's mode 3 */
+    prm[P_TGT_SHAPE] = first_off ? (tg->shape[0] == 1 ? 7 : 3) : tg->ndim == in->ndim ? 0 : tg->ndim > in->ndim ? 1 : 2;
     for (size_t i = 0; i < LF_COUNT(lf_p_prob_ignore); i++)
         if (c->ignore_index == lf_p_prob_ignore[i]) prm[P_PROB_IGNORE] = (uint8_t)i;
     bool bce = !lf_loss_has_classes(c->loss);

@@ -231,6 +231,18 @@ int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS])
     return n;
 }
 
+int lf_case_result_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS])
+{
+    const lf_loss_info *L = lf_loss_of(c->loss);
+    bool classes = lf_loss_has_classes(c->loss);
+    const lf_tensor *from = classes ? &c->target : &c->input;
+    if (c->reduction != LF_REDUCTION_NONE) return 0;
+    if (classes && lf_dtype_is_float(c->target.dtype)) return lf_case_row_shape(c, shape);
+    if (classes && c->input.ndim == 1 && !L->target_shaped) return 0; /* one row, whatever the target's dims */
+    memcpy(shape, from->shape, sizeof from->shape);
+    return from->ndim;
+}
+
 bool lf_case_any_ignored(const lf_case *c)
 {
     if (!lf_loss_has_classes(c->loss) || lf_dtype_is_float(c->target.dtype)) return false;

@@ -188,6 +188,12 @@ int lf_case_class_dim(const lf_case *c);
  * the input's without its class dim; for a fused linear the logits' without
  * theirs. Its number of dims. */
 int lf_case_row_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
+/* The shape of a valid call's result as torch.nn.functional gives it: []
+ * when reduced, else the input's (BCE), the rows' (probability targets: a
+ * float target, on a valid call) or the target's (class indices; [] for one
+ * row, a [C] input, but where the loss is LF_LOSS_TARGET_SHAPED). Its number
+ * of dims. */
+int lf_case_result_shape(const lf_case *c, int64_t shape[LF_MAX_DIMS]);
 /* A fused linear's logits, as torch 2.15's linear_cross_entropy shapes them:
  * [*input.shape[:-1], C, d1..dK] for linear_weight [C, d1..dK, H]; their
  * number of dims, -1 where the shapes make none (a weight under 2-D, a rank

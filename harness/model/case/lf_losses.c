@@ -12,6 +12,7 @@ static const lf_loss_info losses[LF_LOSS_COUNT] = {
                       HAS(FLAGS, LF_LOSS_LOG_SOFTMAX),                                                                 \
                       HAS(FLAGS, LF_LOSS_FUSED_LINEAR),                                                                \
                       HAS(FLAGS, LF_LOSS_PROB_INPUT),                                                                  \
+                      HAS(FLAGS, LF_LOSS_TARGET_SHAPED),                                                               \
                       POSITIONAL,                                                                                      \
                       OPTIONS},
 #include "lf_losses.def"

@@ -8,7 +8,12 @@
 #include "lf_options.h" /* LF_OPT_* */
 
 #define LF_TAKES(kind) (1u << (kind)) /* a loss's TARGETS bit for an lf_targets_kind */
-enum { LF_LOSS_LOG_SOFTMAX = 1, LF_LOSS_FUSED_LINEAR = 2, LF_LOSS_PROB_INPUT = 4 }; /* its FLAGS */
+enum {
+    LF_LOSS_LOG_SOFTMAX = 1,
+    LF_LOSS_FUSED_LINEAR = 2,
+    LF_LOSS_PROB_INPUT = 4,
+    LF_LOSS_TARGET_SHAPED = 8
+}; /* its FLAGS */
 
 typedef struct {
     const char *name;       /* PyTorch's (or the composition's) name: "cross_entropy" */
@@ -16,6 +21,7 @@ typedef struct {
     bool log_softmax;       /* log_softmax over the classes first */
     bool fused_linear;      /* input is hidden states; classes are linear_weight's rows */
     bool prob_input;        /* input holds probabilities in [0, 1] */
+    bool target_shaped;     /* reduction none gives the target's shape, a 1-D input's [1] target too */
     const char *positional; /* the call's tensors before its keywords, space-separated */
     unsigned options;       /* LF_OPT_* bits: the options it takes besides reduction */
 } lf_loss_info;

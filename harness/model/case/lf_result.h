@@ -8,6 +8,13 @@
 
 #include "lf_case.h"
 
+/* A tensor's shape as a path gave it; known false where the path sent only a count. */
+typedef struct {
+    bool known;
+    int ndim;
+    int64_t shape[LF_MAX_DIMS];
+} lf_dims;
+
 /* The backward half of a kernel under test (lf_backward), when it was asked
  * for: the gradient of each tensor it was given that requires grad, the
  * input's, and for fused linear + CE the linear weight's and bias's. */
@@ -19,6 +26,7 @@ typedef struct {
     lf_grad_state state;
     lf_dtype dtype;
     int64_t n;
+    lf_dims dims;      /* its shape, where the path said it */
     double *values;    /* d loss / d tensor, in its logical order */
     char message[256]; /* why it is missing, or what backward raised (last: lf_result_init) */
 } lf_grad;
@@ -35,6 +43,7 @@ typedef struct {
     lf_dtype tol_dtype; /* spec only: the coarsest dtype the values passed through */
     bool scalar;        /* a 0-D result */
     int64_t n;          /* number of values */
+    lf_dims dims;       /* its shape, where a path said it (the spec's: lf_case_result_shape) */
     double *values;
     double *scales; /* spec only: magnitude of the terms behind each value, or
                                 * LF_SCALE_UNDECIDED */

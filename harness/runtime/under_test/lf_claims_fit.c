@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lf_kernel_claims.h"
+#include "lf_layout.h"
 #include "lf_tensor_ops.h"
 
 /* The claimed dtype of kernel.h's bits to cast to: the first (lowest bit) one. */
@@ -38,9 +39,20 @@ static void drop(lf_tensor *t)
     if (t->present) lf_tensor_free(t);
 }
 
+/* An API without ignore_index: each ignored label becomes class 0, a row it counts (a case without classes stays). */
+static void label_ignored_rows(lf_case *c)
+{
+    if (!lf_case_any_ignored(c) || lf_case_classes(c) < 1) return;
+    for (int64_t i = 0; i < c->target.numel; i++)
+        if (lf_load_i64(c->target.data, c->target.dtype, i) == c->ignore_index)
+            lf_store_i64(c->target.data, c->target.dtype, i, 0);
+    c->target.generated = false;
+    lf_layout_settle(&c->target); /* an expanded target's elements that share memory keep one value */
+}
+
 void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c)
 {
-    unsigned loss = lf_kernel_loss_bit(c);
+    unsigned loss = lf_kernel_loss_bit(c, k->losses);
     if (loss == LOSSFUZZ_NLL && !(k->losses & loss) && (k->losses & LOSSFUZZ_CROSS_ENTROPY))
         c->loss = LF_LOSS_CROSS_ENTROPY;
     if (loss == LOSSFUZZ_CROSS_ENTROPY && !(k->losses & loss) && (k->losses & LOSSFUZZ_NLL)) c->loss = LF_LOSS_NLL;
@@ -68,5 +80,6 @@ void lf_kernel_claims_fit(const lf_kernel_claims *k, lf_case *c)
     if (!(k->features & LOSSFUZZ_LINEAR_BIAS)) drop(&c->linear_bias);
     if (!(k->features & LOSSFUZZ_IGNORE_INDEX)) lf_case_option_off(c, LF_OPTION_IGNORE_INDEX);
     if (!(k->features & LOSSFUZZ_LABEL_SMOOTHING)) lf_case_option_off(c, LF_OPTION_LABEL_SMOOTHING);
+    if (k->deviations.no_ignore_index) label_ignored_rows(c);
     lf_llm_claims_fit(&k->llm, c);
 }

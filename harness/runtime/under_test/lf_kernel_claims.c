@@ -192,6 +192,8 @@ static bool deviations_of(const json_t *o, lf_kernel_deviations *d, char *err, s
         !flag(o, "float32_result", &d->float32_result, err, errlen) ||
         !flag(o, "labels_unchecked", &d->labels_unchecked, err, errlen) ||
         !flag(o, "targets_flattened", &d->targets_flattened, err, errlen) ||
+        !flag(o, "no_ignore_index", &d->no_ignore_index, err, errlen) ||
+        !flag(o, "empty_mean_zero", &d->empty_mean_zero, err, errlen) ||
         !count(o, "min_batch", &d->min_batch, err, errlen) || !count(o, "min_classes", &d->min_classes, err, errlen))
         return false;
     const json_t *accept = json_object_get(o, "accept"), *reason;
@@ -252,16 +254,23 @@ bool lf_kernel_claims_parse(const json_t *o, lf_kernel_claims *k, char *err, siz
            lf_llm_claims_parse(o, &k->llm, err, errlen);
 }
 
-unsigned lf_kernel_loss_bit(const lf_case *c)
+unsigned lf_kernel_loss_bits(const lf_case *c)
 {
-    unsigned prob = loss_claims[c->loss].prob_bit;
-    return prob && lf_same_shape(&c->input, &c->target) ? prob : loss_claims[c->loss].bit;
+    unsigned prob = loss_claims[c->loss].prob_bit, plain = loss_claims[c->loss].bit;
+    if (prob && lf_same_shape(&c->input, &c->target)) return prob;
+    return prob && lf_dtype_is_float(c->target.dtype) ? plain | prob : plain;
+}
+
+unsigned lf_kernel_loss_bit(const lf_case *c, unsigned losses)
+{
+    unsigned bits = lf_kernel_loss_bits(c), plain = loss_claims[c->loss].bit;
+    return bits & plain && (losses & plain || !(losses & bits)) ? plain : bits & ~plain;
 }
 
 const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
 {
     static _Thread_local char why[96];
-    unsigned loss = lf_kernel_loss_bit(c);
+    unsigned loss = lf_kernel_loss_bit(c, k->losses);
     if (!(k->losses & loss)) {
         snprintf(why, sizeof why, "loss %s", loss_names()[__builtin_ctz(loss)]);
         return why;
@@ -293,6 +302,7 @@ const char *lf_kernel_claims_skip(const lf_kernel_claims *k, const lf_case *c)
     if (c->linear_bias.present && !(k->features & LOSSFUZZ_LINEAR_BIAS)) return "linear_bias";
     if (c->pos_weight.present && !(k->features & LOSSFUZZ_POS_WEIGHT)) return "pos_weight";
     if (c->ignore_index != -100 && !(k->features & LOSSFUZZ_IGNORE_INDEX)) return "ignore_index";
+    if (k->deviations.no_ignore_index && lf_case_any_ignored(c)) return "ignored labels (no_ignore_index)";
     if (c->label_smoothing != 0 && !(k->features & LOSSFUZZ_LABEL_SMOOTHING)) return "label_smoothing";
     if ((c->input.strided || c->target.strided) && (k->features & LOSSFUZZ_CONTIGUOUS_ONLY)) return "strided";
     return lf_llm_claims_skip(&k->llm, c);

@@ -21,6 +21,8 @@ typedef struct {
     bool float32_result;            /* a float32 result for bfloat16 or float16 input */
     bool labels_unchecked;          /* labels left unchecked: numbers for out-of-range labels */
     bool targets_flattened;         /* class targets viewed as [-1]: checked by their element count alone */
+    bool no_ignore_index;           /* an API without ignore_index: no label is ignored, none is sent */
+    bool empty_mean_zero;           /* a mean over no counted row is 0 (PyTorch's is NaN) */
     int n_accepted;                 /* signatures accepted with a reason ("accept": {"PREFIX": "REASON"}) */
     struct {
         char prefix[96], reason[160];
@@ -96,9 +98,15 @@ void lf_llm_claims_json(const lf_llm_claims *l, json_t *o);
 const char *lf_llm_claims_skip(const lf_llm_claims *l, const lf_case *c);
 void lf_llm_claims_fit(const lf_llm_claims *l, lf_case *c);
 
-/* kernel.h's bit of the case's loss (cross_entropy's target decides
- * between class indices and probabilities, as in PyTorch: the input's shape). */
-unsigned lf_kernel_loss_bit(const lf_case *c);
+/* kernel.h's bits a case may go to a kernel under. cross_entropy's target
+ * decides between class indices and probabilities as PyTorch does (the
+ * input's shape: probabilities); a float target of another shape is a mistake
+ * a kernel of either kind may be handed (class indices of a float dtype, or
+ * probabilities of the wrong shape: a [1, C] meant to broadcast), both bits. */
+unsigned lf_kernel_loss_bits(const lf_case *c);
+/* The one bit of those the case goes under to a kernel claiming `losses`:
+ * class indices where it claims both. */
+unsigned lf_kernel_loss_bit(const lf_case *c, unsigned losses);
 /* The first loss of `losses` (LOSSFUZZ_* claim bits) that takes an option a C kernel's call has no field
  * for, or NULL: a C kernel cannot be judged on it. */
 const char *lf_kernel_claims_unreachable(unsigned losses);

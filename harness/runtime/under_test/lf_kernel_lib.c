@@ -89,25 +89,6 @@ static void view_of(const lf_tensor *src, void *data, DLDevice dev, dl_view *v)
                       (uint64_t)(src->strided ? src->offset : 0) * lf_dtype_size(src->dtype)};
 }
 
-/* The result's shape as torch.nn.functional gives it: [] when reduced or for
- * one row ([C] input, even with a target of shape [1]), else the target's
- * batch shape (class targets), the input's without the class dim
- * (probability targets) or the input's (BCE). */
-static int out_shape(const lf_case *c, int64_t *shape)
-{
-    const lf_tensor *in = &c->input;
-    if (c->reduction != LF_REDUCTION_NONE || (in->ndim == 1 && lf_loss_has_classes(c->loss))) return 0;
-    if (!lf_loss_has_classes(c->loss)) {
-        memcpy(shape, in->shape, sizeof in->shape);
-        return in->ndim;
-    }
-    if (lf_kernel_loss_bit(c) != LOSSFUZZ_CROSS_ENTROPY_PROB) {
-        memcpy(shape, c->target.shape, sizeof c->target.shape);
-        return c->target.ndim;
-    }
-    return lf_case_row_shape(c, shape); /* probabilities: a loss per row (a 1-D input returned above) */
-}
-
 static void collect(const lf_backend *mem, const lf_canary_list *l, const lf_tensor *out, const void *dev_out,
                     lf_result *r)
 {
@@ -120,6 +101,9 @@ static void collect(const lf_backend *mem, const lf_canary_list *l, const lf_ten
     r->kind = LF_OUTCOME_OK;
     r->out_dtype = out->dtype;
     r->scalar = out->ndim == 0;
+    r->dims.known = true; /* the buffer it was given: its shape is the call's */
+    r->dims.ndim = out->ndim;
+    memcpy(r->dims.shape, out->shape, sizeof out->shape);
     for (int64_t i = 0; i < out->numel; i++) r->values[i] = lf_load_f64(out->data, out->dtype, i);
 }
 
@@ -237,7 +221,7 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
     int64_t shape[LF_MAX_DIMS];
     char err[512] = "";
     lf_dtype out_dtype = lf_dtype_is_float(c->input.dtype) ? c->input.dtype : LF_F32;
-    if (!lf_tensor_alloc(&out, out_dtype, out_shape(c, shape), shape, err, sizeof err)) {
+    if (!lf_tensor_alloc(&out, out_dtype, lf_case_result_shape(c, shape), shape, err, sizeof err)) {
         lf_result_error(r, "backend_error", "RuntimeError", "the result: %s", err);
         return;
     }
@@ -261,7 +245,7 @@ void lf_kernel_lib_run(const lf_kernel_lib *k, const lf_case *c, const lf_backen
             dl[i] = g[i].dev ? &v[i].t : NULL;
         }
         view_of(&out, o, dev, &vout);
-        lossfuzz_call call = {lf_kernel_loss_bit(c),
+        lossfuzz_call call = {lf_kernel_loss_bit(c, t->losses),
                               (int)c->reduction,
                               c->ignore_index,
                               c->label_smoothing,

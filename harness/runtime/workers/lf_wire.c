@@ -304,6 +304,15 @@ static void set_text(json_t *o, const char *key, const char *text)
 /* The backward half of an ok result, as read_grads reads it: "grads" names
  * each tensor's gradient, the values of those that are "ok" after the
  * result's in the path's area, in lf_grad_part order. */
+/* "shape": [4, 1], where the path said it (its lf_dims). */
+static void write_dims(json_t *o, const lf_dims *d)
+{
+    if (!d->known) return;
+    json_t *a = json_array();
+    for (int i = 0; i < d->ndim; i++) json_array_append_new(a, json_integer(d->shape[i]));
+    json_object_set_new(o, "shape", a);
+}
+
 static int64_t write_grads(json_t *o, const lf_result *x, const lf_wire_layout *l, double *area)
 {
     set_text(o, "changed", x->changed);
@@ -321,6 +330,7 @@ static int64_t write_grads(json_t *o, const lf_result *x, const lf_wire_layout *
             if (g->n) memcpy(area + at, g->values, (size_t)g->n * sizeof(double));
             at += g->n;
             gj = json_pack("{s:s, s:I, s:s}", "state", "ok", "n", (json_int_t)g->n, "dtype", lf_dtype_name(g->dtype));
+            write_dims(gj, &g->dims);
         } else {
             gj = json_pack("{s:s, s:s}", "state", lf_grad_state_names[g->state], "message", g->message);
         }
@@ -366,6 +376,7 @@ char *lf_wire_answer(uint64_t id, const lf_result *r, int n, const lf_wire_layou
             json_object_set_new(o, "n", json_integer(x->n));
             json_object_set_new(o, "scalar", json_boolean(x->scalar));
             json_object_set_new(o, "dtype", json_string(lf_dtype_name(x->out_dtype)));
+            write_dims(o, &x->dims);
         } else if (x->kind == LF_OUTCOME_DEVICE_ASSERT) {
             json_object_set_new(o, "kernel", json_string(lf_kernel_name(x->kernel_id)));
             json_object_set_new(o, "cond", json_string(lf_cond_text(x->cond_id)));
@@ -399,6 +410,27 @@ static void copy_text(char *dst, size_t cap, json_t *o, const char *key)
     snprintf(dst, cap, "%s", s ? s : "");
 }
 
+/* "shape" (write_dims) into d, when said and as many values as n; false for a shape that is not one. */
+static bool read_dims(json_t *o, int64_t n, lf_dims *d)
+{
+    json_t *a = json_object_get(o, "shape"), *v;
+    size_t i;
+    int64_t count = 1;
+    d->known = false;
+    if (!a) return true; /* a path that sends counts alone */
+    if (!json_is_array(a) || json_array_size(a) > LF_MAX_DIMS) return false;
+    json_array_foreach(a, i, v)
+    {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            __builtin_mul_overflow(count, (int64_t)json_integer_value(v), &count))
+            return false;
+        d->shape[i] = json_integer_value(v);
+    }
+    d->ndim = (int)json_array_size(a);
+    d->known = count == n;
+    return d->known;
+}
+
 /* The backward half of an ok result (write_grads): each tensor's gradient,
  * "ok" with n values of a dtype after the result's, or "missing" / "error"
  * with a message. */
@@ -421,8 +453,8 @@ static bool read_grads(json_t *o, lf_result *r, const double *values, int64_t ca
         }
         json_int_t n = json_integer_value(json_object_get(gj, "n"));
         const char *dtype = json_string_value(json_object_get(gj, "dtype"));
-        if (n < 0 || n > cap - at || !dtype || !lf_dtype_parse(dtype, &g->dtype))
-            return fail(err, errlen, "a gradient without a valid count or dtype");
+        if (n < 0 || n > cap - at || !dtype || !lf_dtype_parse(dtype, &g->dtype) || !read_dims(gj, n, &g->dims))
+            return fail(err, errlen, "a gradient without a valid count, shape or dtype");
         g->values = malloc(sizeof(double) * ((size_t)n + 1));
         if (!g->values) return fail(err, errlen, "out of memory");
         memcpy(g->values, values + at, (size_t)n * sizeof(double));
@@ -493,8 +525,8 @@ static bool read_result(json_t *o, lf_result *r, const double *values, int64_t c
     if (r->kind != LF_OUTCOME_OK) return true;
     json_int_t n = json_integer_value(json_object_get(o, "n"));
     const char *dtype = json_string_value(json_object_get(o, "dtype"));
-    if (n < 0 || n > cap || !dtype || !lf_dtype_parse(dtype, &r->out_dtype))
-        return fail(err, errlen, "an ok result without a valid count or dtype");
+    if (n < 0 || n > cap || !dtype || !lf_dtype_parse(dtype, &r->out_dtype) || !read_dims(o, n, &r->dims))
+        return fail(err, errlen, "an ok result without a valid count, shape or dtype");
     r->scalar = json_is_true(json_object_get(o, "scalar"));
     if (!lf_result_alloc_values(r, n, false)) return fail(err, errlen, "out of memory");
     memcpy(r->values, values, (size_t)n * sizeof(double));

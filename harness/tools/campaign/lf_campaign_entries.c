@@ -97,8 +97,10 @@ static void one_line(const lf_case *c, char *out, size_t len)
 }
 
 /* The check a finding says the kernel lacks: the error PyTorch gives where
- * the kernel answered with numbers, or crashed or strayed out of bounds. "" for others. */
-static void missing_check(const char *cls, const lf_verdict *v, char *out, size_t len)
+ * the kernel answered with numbers, or crashed or strayed out of bounds, as
+ * the kernel's claims name it (lf_missing_check). "" for others. */
+static void missing_check(const char *cls, const lf_case *c, const lf_backend *be, const lf_verdict *v, char *out,
+                          size_t len)
 {
     static const char *const answered[] = {"kernel-silent/", "kernel-miss/", "guard-miss/"};
     static const char *const broke[] = {"crash/", "oob-read/", "oob-write/", "sanitizer/", "hang/", "cuda-error/"};
@@ -108,6 +110,11 @@ static void missing_check(const char *cls, const lf_verdict *v, char *out, size_
     for (size_t i = 0; i < sizeof broke / sizeof broke[0]; i++)
         if (!strncmp(cls, broke[i], strlen(broke[i])) && v->spec.kind != LF_OUTCOME_OK && v->spec.error[0])
             snprintf(out, len, "%s", v->spec.error);
+    if (out[0] && be->kernel) {
+        char error[96];
+        snprintf(error, sizeof error, "%s", out);
+        snprintf(out, len, "%s", lf_missing_check(c, lf_exec_kernel_claims(be->kernel), error));
+    }
 }
 
 /* A variant whose case does not replay as the ledger says: three replays, each named. */
@@ -162,7 +169,7 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
         snprintf(it->group, sizeof it->group, "claim:%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
         snprintf(it->cause, sizeof it->cause, "%.*s", (int)strcspn(it->e->accepted, ":"), it->e->accepted);
     } else {
-        missing_check(cls, &v, check, sizeof check);
+        missing_check(cls, &c, be, &v, check, sizeof check);
         if (!check[0]) /* a missing check that crashes only now and then is still that check */
             check_flaky(it, &c, be, v.finding ? v.finding_class : "no finding");
         if (it->flaky[0]) {

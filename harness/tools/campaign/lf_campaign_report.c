@@ -76,7 +76,7 @@ static void write_markdown(FILE *f, const char *title, const lf_campaign_entries
         fprintf(f, gr->n_members > MD_VARIANTS ? ", and %d more (report.json)\n" : "\n", gr->n_members - MD_VARIANTS);
     }
     if (x->n_g == 0) fprintf(f, "\nNo finding.\n");
-    if (x->n_excused) fprintf(f, "\n## Excused by PyTorch's listed differences\n\n");
+    if (x->n_excused) fprintf(f, "\n## Excused by PyTorch's listed differences and leniencies\n\n");
     for (int i = 0; i < x->n_excused; i++) /* the kernel answered as its PyTorch does on its device */
         fprintf(f, "- `%s`: %ld case%s. %s (%s)\n", x->excused[i].known->id, x->excused[i].hits,
                 x->excused[i].hits == 1 ? "" : "s", x->excused[i].known->what, x->excused[i].known->source);
