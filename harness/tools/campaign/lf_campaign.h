@@ -119,6 +119,7 @@ typedef struct {
     int n_excused;
     int not_applied; /* ablations the causes could not apply (lf_cause.h) */
     int replays;     /* oracle runs the causes took */
+    int changed;     /* of those, the ones where an ablation showed another finding (changed the bug) */
     double cause_ms; /* and their time */
 } lf_campaign_entries;
 

@@ -9,6 +9,7 @@
  * ledger and kernel, the same entries. */
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,22 @@ static void missing_check(const char *cls, const lf_case *c, const lf_backend *b
     }
 }
 
+/* How a kernel's wrong numbers differ from the spec's, at the first value out of tolerance: a NaN PyTorch gives
+ * returned as a number (a mean of nothing as 0) or as inf, a finite value returned non-finite, an inf returned
+ * finite, or a finite value off; "grad" where the values hold (the gradient is wrong). A cause that needs no
+ * trait of its case is told apart by it: two such bugs of one harm are otherwise one entry. */
+static const char *number_kind(const lf_result *s, const lf_result *k)
+{
+    for (int64_t i = 0; k->values && i < s->n && i < k->n; i++) {
+        double want = s->values[i], got = k->values[i];
+        if (lf_values_close(want, s->scales[i], got, s->tol_dtype)) continue;
+        if (isnan(want)) return isinf(got) ? "nan-as-inf" : "nan-as-number";
+        if (!isfinite(got)) return "finite-as-non-finite";
+        return isinf(want) ? "inf-as-number" : "off";
+    }
+    return "grad";
+}
+
 /* A variant whose case does not replay as the ledger says: three replays, each named. */
 static void check_flaky(lf_campaign_variant *it, const lf_case *c, const lf_backend *be, const char *first)
 {
@@ -183,10 +200,14 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
             lf_cause cause;
             lf_cause_of(&c, be, it->e->signature, &cause);
             x->replays += cause.replays;
+            x->changed += cause.changed;
             x->cause_ms += cause.ms;
             x->not_applied += cause.not_applied;
             it->loss = (int)c.loss;
             snprintf(it->group, sizeof it->group, "harm%d:%s:%s", it->harm, cause.family, cause.key);
+            if (!cause.key[0] && !strncmp(cause.family, "numbers/", 8) && v.has_kernel)
+                snprintf(it->group + strlen(it->group), sizeof it->group - strlen(it->group), ":%s",
+                         number_kind(&v.spec, &v.kernel));
             snprintf(it->cause, sizeof it->cause, "needs: %s", cause.words);
         }
     }
@@ -280,6 +301,41 @@ static void mechanism(const lf_campaign_variant *v, char *out, size_t len)
         out[0] = 0;
 }
 
+/* Whether a cause's needs are its dtype's alone ("16-bit", "below-float64"). */
+static bool dtype_only(const char *needs) { return !strcmp(needs, "16-bit") || !strcmp(needs, "below-float64"); }
+
+/* A cause that needs nothing of its case, and another of the same loss, harm, family and mechanism that needs only
+ * a narrower dtype: one bug, met more easily in 16 bits. The dtype's cause (with the variants nested in it) takes
+ * the other's group and words, and is no root any more. */
+static void absorb_dtype_variants(lf_campaign_entries *x, int *root)
+{
+    for (int i = 0; i < x->n_v; i++) {
+        lf_campaign_variant *v = &x->v[i];
+        char mi[96], mj[96];
+        size_t family = strcspn(v->group, ":") + 1;
+        family += strcspn(v->group + family, ":") + 1; /* "harmN:FAMILY:" */
+        if (!dtype_only(v->needs) || root[i] != i) continue;
+        mechanism(v, mi, sizeof mi);
+        for (int j = 0; j < x->n_v; j++) {
+            const lf_campaign_variant *a = &x->v[j];
+            if (a->needs[0] || a->loss != v->loss || strncmp(a->group, v->group, family) || a->group[family] != ':')
+                continue;
+            mechanism(a, mj, sizeof mj);
+            if (strcmp(mi, mj)) continue;
+            for (int k = 0; k < x->n_v; k++) {
+                if (k == i || root[k] != i) continue;
+                snprintf(x->v[k].group, sizeof x->v[k].group, "%s", a->group);
+                snprintf(x->v[k].cause, sizeof x->v[k].cause, "%s", a->cause);
+                root[k] = -1;
+            }
+            snprintf(v->group, sizeof v->group, "%s", a->group);
+            snprintf(v->cause, sizeof v->cause, "%s", a->cause);
+            root[i] = -1;
+            break;
+        }
+    }
+}
+
 /* Causes nest: a finding's needs, once the reductions are unmasked, are its group's key ("harmN:FAMILY:KEY").
  * Where it needs a trait, every harm it shows is one cause - the group is its loss, mechanism and needs, not
  * its harm - and a cause whose needs hold another's of the same loss and mechanism is a variant of it: it folds
@@ -296,7 +352,7 @@ static bool nest_causes(lf_campaign_entries *x)
         const char *key = strncmp(v->group, "harm", 4) ? NULL : strchr(strchr(v->group, ':') + 1, ':');
         root[i] = -1;
         v->needs[0] = 0;
-        if (key && key[1]) snprintf(v->needs, sizeof v->needs, "%s", key + 1);
+        if (key && key[1]) snprintf(v->needs, sizeof v->needs, "%.*s", (int)strcspn(key + 1, ":"), key + 1);
     }
     for (int i = 0; i < x->n_v; i++) { /* the fewest needs within i's (i's own among them), first found first */
         char mi[96], mj[96];
@@ -314,6 +370,7 @@ static bool nest_causes(lf_campaign_entries *x)
             if (!best || na < nb || (na == nb && a->e->first_s < best->e->first_s)) root[i] = j;
         }
     }
+    absorb_dtype_variants(x, root);
     for (int i = 0; i < x->n_v; i++) {
         lf_campaign_variant *v = &x->v[i];
         if (root[i] < 0) continue;

@@ -76,6 +76,9 @@ static void write_markdown(FILE *f, const char *title, const lf_campaign_entries
         fprintf(f, gr->n_members > MD_VARIANTS ? ", and %d more (report.json)\n" : "\n", gr->n_members - MD_VARIANTS);
     }
     if (x->n_g == 0) fprintf(f, "\nNo finding.\n");
+    if (x->replays) /* how the causes were found: an ablation that showed another finding changed the bug */
+        fprintf(f, "\nCauses: %d replays with a trait taken away, %d of them showed another finding.\n", x->replays,
+                x->changed);
     if (x->n_excused) fprintf(f, "\n## Excused by PyTorch's listed differences and leniencies\n\n");
     for (int i = 0; i < x->n_excused; i++) /* the kernel answered as its PyTorch does on its device */
         fprintf(f, "- `%s`: %ld case%s. %s (%s)\n", x->excused[i].known->id, x->excused[i].hits,
@@ -148,6 +151,7 @@ static void write_json(FILE *f, const char *title, const lf_campaign_entries *x,
     }
     json_object_set_new(root, "excused", excused);
     json_object_set_new(root, "cause_replays", json_integer(x->replays));
+    json_object_set_new(root, "cause_replays_changed", json_integer(x->changed));
     json_object_set_new(root, "ablations_not_applied", json_integer(x->not_applied));
     json_object_set_new(root, "cause_ms", json_real(x->cause_ms));
     json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));

@@ -3,6 +3,7 @@
  * which have more than one way back, are tried after it. */
 #include "lf_cause.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,7 +62,17 @@ static bool no_pos_weight(lf_case *x)
     lf_tensor_free(&x->pos_weight);
     return true;
 }
-static bool has_smoothing(const lf_case *c) { return lf_case_has_smoothing(c); }
+/* Label smoothing by the class of its value: a kernel that takes a negative smoothing and one that fails on NaN
+ * are two bugs, so each class is a trait of its own (taken away the same way, to 0). */
+static bool smoothing_in(const lf_case *c, double lo, double hi) /* lo < eps < hi */
+{
+    return lf_case_has_smoothing(c) && c->label_smoothing > lo && c->label_smoothing < hi;
+}
+static bool has_smoothing_negative(const lf_case *c) { return smoothing_in(c, -INFINITY, 0); }
+static bool has_smoothing(const lf_case *c) { return smoothing_in(c, 0, 1); }
+static bool has_smoothing_one(const lf_case *c) { return lf_case_has_smoothing(c) && c->label_smoothing == 1; }
+static bool has_smoothing_above_one(const lf_case *c) { return smoothing_in(c, 1, INFINITY); }
+static bool has_smoothing_nan(const lf_case *c) { return lf_case_has_smoothing(c) && isnan(c->label_smoothing); }
 static bool no_smoothing(lf_case *x)
 {
     x->label_smoothing = 0;
@@ -141,7 +152,11 @@ static const struct {
     {"vocab_last", "the classes last (vocab_last)", has_vocab_last, no_vocab_last},
     {"upstream", "an upstream gradient that differs across the result", has_upstream, no_upstream},
     {"frozen", "an input that does not require grad", has_frozen, no_frozen},
-    {"smoothing", "label smoothing", has_smoothing, no_smoothing},
+    {"smoothing", "label smoothing in (0, 1)", has_smoothing, no_smoothing},
+    {"smoothing-negative", "a negative label smoothing", has_smoothing_negative, no_smoothing},
+    {"smoothing-1", "label smoothing 1.0", has_smoothing_one, no_smoothing},
+    {"smoothing-above-1", "label smoothing above 1", has_smoothing_above_one, no_smoothing},
+    {"smoothing-nan", "a NaN label smoothing", has_smoothing_nan, no_smoothing},
     {"pos_weight", "a pos_weight", has_pos_weight, no_pos_weight},
     {"loss_mask", "a loss mask", has_loss_mask, no_loss_mask},
     {"row-weights", "rows weighted unevenly", has_row_weights, no_row_weights},
@@ -179,6 +194,7 @@ typedef struct {
     const lf_backend *be;
     char cls[96];     /* the finding's family (family()), which a candidate must still show */
     bool result_only; /* a wrong value must stay one: set once the case so far shows it */
+    bool may_switch;  /* a wrong gradient may show as a wrong value: only as float64's tolerance tightens */
     char last[LF_SIGNATURE_MAX];
     lf_case cur;
     lf_cause *out;
@@ -200,7 +216,11 @@ static bool stays(ctx *x, const lf_case *cand, bool *told)
     *told = true;
     char fam[96];
     family(sig, x->result_only, fam, sizeof fam);
-    return !strcmp(fam, x->cls);
+    /* a wrong value where a trait was taken from a wrong gradient's case is another bug's (a value bug the trait
+     * hid); only the dtype's widening may show the gradient's bug as its value */
+    bool same = !strcmp(fam, x->cls) && (x->result_only || x->may_switch || !result_class(sig));
+    if (!same && lf_signature_is_finding(sig)) x->out->changed++; /* another finding, not none */
+    return same;
 }
 
 /* Tries cand (taken from x->cur): kept as the case so far where the finding
@@ -290,6 +310,7 @@ static void dtype_cause(ctx *x)
 {
     lf_case cand;
     lf_dtype in = x->cur.input.dtype;
+    x->may_switch = true;
     if (!lf_dtype_is_float(in) || in == LF_F64 || !cast_floats(&x->cur, LF_F64, &cand) || !needed(x, &cand)) return;
     if ((in == LF_F16 || in == LF_BF16) && cast_floats(&x->cur, LF_F32, &cand) && needed(x, &cand))
         need(x->out, "16-bit", "a 16-bit float input (float16 or bfloat16)");

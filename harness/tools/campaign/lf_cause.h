@@ -18,6 +18,7 @@ typedef struct {
     char family[96]; /* the family the case kept: "numbers/kernel", "false-alarm/kernel" */
     char words[400]; /* for people: "reduction mean; rows weighted unevenly (here: an ignored label)" */
     int replays;     /* oracle runs it took */
+    int changed;     /* of those, the ones that showed another finding (not none): the ablation changed the bug */
     int not_applied; /* traits of the case that could not be taken away (named in not_applied_names) */
     char not_applied_names[96];
     double ms;
