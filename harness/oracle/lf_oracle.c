@@ -121,9 +121,22 @@ static void expect_values(const lf_case *c, lf_verdict *v)
         return;
     }
     int64_t i = lf_first_far(c->expect_value, s->scales, s->values, s->n, s->tol_dtype);
-    if (i >= 0)
+    if (i >= 0) {
         lf_found(v, "expect-mismatch/value", "value[%lld]: the case expects %.9g, the spec gives %.9g", (long long)i,
                  c->expect_value[i], s->values[i]);
+        return;
+    }
+    double rtol, atol; /* the case's own bound: a spec tolerance grown too wide cannot hide the numbers drifting */
+    lf_dtype_tolerance(s->tol_dtype, &rtol, &atol);
+    for (i = 0; c->expect_rtol > 0 && i < s->n; i++) {
+        double want = c->expect_value[i], got = s->values[i];
+        if (isfinite(want) && !(fabs(got - want) <= c->expect_rtol * fabs(want) + atol)) {
+            lf_found(v, "expect-mismatch/value",
+                     "value[%lld]: the case expects %.9g within %g of it (expect_rtol), the spec gives %.9g",
+                     (long long)i, want, c->expect_rtol, got);
+            return;
+        }
+    }
 }
 
 /* A path that did not run to an answer: the backend failed, its worker

@@ -120,6 +120,7 @@ void lf_case_free(lf_case *c)
     free(c->expect_value);
     c->expect_value = NULL;
     c->n_expect_value = 0;
+    c->expect_rtol = 0;
 }
 
 bool lf_tensor_alloc(lf_tensor *t, lf_dtype dtype, int ndim, const int64_t *shape, char *err, size_t errlen)

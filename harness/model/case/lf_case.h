@@ -140,6 +140,8 @@ typedef struct {
     double *expect_value;   /* optional expected result (PyTorch's numbers) */
     int64_t n_expect_value;
     bool expect_value_scalar; /* written as a number, not a list */
+    double expect_rtol;       /* > 0: each expect_value also within this fraction of itself (plus the dtype's
+                               * atol), whatever the spec's own tolerance: a regression pinning its numbers */
     char note[256];           /* optional free text, kept for readers */
     lf_backward backward;     /* a kernel under test's backward half */
 } lf_case;

@@ -306,10 +306,10 @@ static bool parse_llm(json_t *root, lf_case *c, errbuf *e)
 
 static bool parse_case(json_t *root, lf_case *c, errbuf *e)
 {
-    static const char *const keys[] = {"loss",         "note",          "input",        "target",    "weight",
-                                       "pos_weight",   "linear_weight", "linear_bias",  "reduction", "expect",
-                                       "expect_error", "expect_hint",   "expect_value", "backward",  "loss_mask",
-                                       "vocab_last",   "world_size",    "shards",       NULL};
+    static const char *const keys[] = {"loss",         "note",          "input",        "target",      "weight",
+                                       "pos_weight",   "linear_weight", "linear_bias",  "reduction",   "expect",
+                                       "expect_error", "expect_hint",   "expect_value", "backward",    "loss_mask",
+                                       "vocab_last",   "world_size",    "shards",       "expect_rtol", NULL};
     enum { N_KEYS = sizeof keys / sizeof *keys - 1 };
     const char *all[N_KEYS + LF_OPTION_COUNT + 1]; /* and the scalar options' names (lf_options.def) */
     int n = N_KEYS;
@@ -361,6 +361,10 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
         strcpy(c->expect_hint, json_string_value(v));
     }
     if ((v = json_object_get(root, "expect_value")) && !parse_expect_value(v, c, e)) return false;
+    if ((v = json_object_get(root, "expect_rtol")) &&
+        (!json_is_number(v) || !(json_number_value(v) > 0) || !c->expect_value))
+        return fail(e, "expect_rtol: a fraction > 0, with an expect_value");
+    if (v) c->expect_rtol = json_number_value(v);
     return check_options_fit_loss(c, e);
 }
 

@@ -177,6 +177,10 @@ char *lf_case_to_json(const lf_case *c)
         }
         if (!c->expect_value_scalar) put(&b, "]");
     }
+    if (c->expect_rtol > 0) {
+        lf_json_number(num, sizeof num, c->expect_rtol, LF_F64);
+        put(&b, ",\n \"expect_rtol\": %s", num);
+    }
     put(&b, "}\n");
     if (b.oom) {
         free(b.s);

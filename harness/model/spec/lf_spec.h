@@ -117,6 +117,11 @@ bool lf_spec_chunked_applies(const lf_case *c, const int64_t *logits_shape, int 
 bool lf_spec_chunked_taken(const lf_case *c);
 bool lf_spec_chunked_adjust(const lf_case *c, lf_result *r);
 void lf_spec_chunked_fallback(const lf_case *c, lf_result *r);
+/* The dtype the chunked path keeps its logits in (the input's, or a wider accumulation dtype), and a result
+ * computed on logits of that dtype narrowed into the input's as torch returns it, its tolerance widened by the
+ * 16-bit accumulation of a reduced result. */
+lf_dtype lf_spec_chunked_logits_dtype(const lf_case *c);
+void lf_spec_chunked_narrow(const lf_case *c, lf_dtype logits, lf_result *r);
 void lf_spec_linear_grad(const lf_case *c, const double *upstream, lf_result g[LF_GRAD_PARTS]);
 /* An ok result of the planned problem: its dtypes (the tolerance's: the
  * coarsest the values passed through) and its shape (lf_spec_eval.c). */

@@ -4,7 +4,10 @@
  * caller's line before the call), whether the path applies (else a warning and
  * the reference path), and the chunk size and accumulation dtype it refuses
  * (torch/nn/modules/linear_cross_entropy_options.py, linear_cross_entropy.py).
- * Its values are the reference path's: the spec's, within their known error. */
+ * Its values are the reference path's, but for the dtype of the logits: a
+ * 16-bit input's are float32 there where the accumulation dtype is (the
+ * spec's values computed on them, then narrowed as torch narrows its result). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,4 +117,53 @@ void lf_spec_chunked_fallback(const lf_case *c, lf_result *r)
              "label_smoothing == 0, target.dtype == int64 (or a probability target with dtype matching input and "
              "requires_grad == False), out_features == () (reduction '%s', label_smoothing %g, target %s)",
              c->reduction_name, c->label_smoothing, lf_dtype_name(c->target.dtype));
+}
+
+/* linear_cross_entropy.py's logits_buf_dtype: the accumulation dtype where it differs from the input's (acc_dtype
+ * given, or float32 for float16 and bfloat16 input under acc_policy "auto": _resolve_auto_acc_dtype, CPU and CUDA
+ * from SM 8.0); but float16 under the compact policy keeps float16 logits, and "auto" is compact on CUDA
+ * (_auto_acc_policy). The CPU's "auto" is "accurate", float32 logits for float16 too: closer to the exact loss,
+ * within the spec's float16 tolerance (PyTorch's OpInfo inputs: at most 4.2% off, on values of 2.7). */
+lf_dtype lf_spec_chunked_logits_dtype(const lf_case *c)
+{
+    const char *policy = name_of(c, LF_OPTION_ACC_POLICY), *given = name_of(c, LF_OPTION_ACC_DTYPE);
+    lf_dtype in = c->input.dtype, acc = in;
+    if (!lf_spec_chunked_taken(c)) return in;
+    if (strcmp(given, "None"))
+        lf_dtype_parse(given, &acc);
+    else if ((in == LF_F16 || in == LF_BF16) && !strcmp(policy, "auto"))
+        acc = LF_F32;
+    if (acc == in || (in == LF_F16 && strcmp(policy, "accurate"))) return in;
+    return acc;
+}
+
+/* The result torch returns: its dtype the input's; a value off the one on float32 logits by float32's error on
+ * its terms, converted into units of the narrower dtype, and by the result's own rounding. A reduced bfloat16
+ * result is accumulated in bfloat16 across the chunks (its output buffer: two adds a chunk, each rounding a sum
+ * of at most the result's terms), 2 roundings a chunk: N chunks at most on N rows, fewer where batch_chunk_size
+ * fixes their size (auto chunking's size depends on the device); float16's accumulates in float32. */
+void lf_spec_chunked_narrow(const lf_case *c, lf_dtype logits, lf_result *r)
+{
+    lf_dtype to = c->input.dtype;
+    double wide, narrow, atol;
+    if (r->kind != LF_OUTCOME_OK || logits == to) return;
+    lf_dtype_tolerance(logits, &wide, &atol);
+    lf_dtype_tolerance(to, &narrow, &atol);
+    int64_t rows = c->input.ndim == 2 ? c->input.shape[0] : 1, size = 1;
+    if (lf_case_given(c, LF_OPTION_BATCH_CHUNK_SIZE) && c->batch_chunk_size > 0)
+        size = c->batch_chunk_size; /* its size (an aspect_ratio's must agree with it: lf_spec_chunked_adjust) */
+    else if (!strcmp(name_of(c, LF_OPTION_CHUNKING_METHOD), "None"))
+        size = rows; /* no chunking: one chunk */
+    int64_t chunks = rows > 0 && size > 0 ? ceil_div(rows, size) : 1;
+    double adds = to == LF_BF16 && c->reduction != LF_REDUCTION_NONE ? 2.0 * (double)chunks : 0;
+    for (int64_t i = 0; i < r->n; i++) {
+        double v = r->values[i], sc = r->scales[i];
+        r->values[i] = lf_dtype_round(to, v);
+        if (sc == LF_SCALE_UNDECIDED || !isfinite(v)) continue;
+        /* each rounding of the accumulator: half a unit of the dtype on a sum of at most |v| (the row losses'
+         * terms are all of one sign: the max-shifted label logit and log-sum-exp) */
+        double terms = isfinite(sc) && sc > fabs(v) ? sc : fabs(v);
+        r->scales[i] = fabs(v) + terms * wide / narrow + adds * lf_dtype_eps(to) / 2 / narrow * fabs(v);
+    }
+    r->out_dtype = r->tol_dtype = to;
 }

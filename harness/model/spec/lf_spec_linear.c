@@ -13,6 +13,7 @@
 
 #include "lf_shape.h"
 #include "lf_spec.h"
+#include "lf_tensor_ops.h"
 
 /* The logits as a cross-entropy case, and what each row is known to. */
 typedef struct {
@@ -21,6 +22,8 @@ typedef struct {
     bool overflows;  /* a dot product's terms pass the dtype's range: PyTorch's inf or NaN depends on its order */
     bool fallback;   /* options given that torch ignores, with a warning (lf_spec_chunked.c) */
     int64_t N, H, V; /* N = 1 for hidden states [H]; V = C * d1 * .. * dK, the weight's rows as linear sees them */
+    lf_dtype dtype;  /* the logits': the input's, or the chunked path's wider one */
+    bool own_weight, own_target; /* cast into that wider dtype: the logits case's own copies */
 } logits;
 
 /* torch 2.15's linear_cross_entropy checks, in its order (torch/nn/functional.py),
@@ -110,7 +113,23 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
     memset(&L->lc.linear_bias, 0, sizeof L->lc.linear_bias);
     L->lc.pos_weight.present = false;
     L->lc.expect_value = NULL;
-    bool ok = ndim > 0 && lf_tensor_alloc(&L->lc.input, h->dtype, ndim, shape, err, sizeof err);
+    /* (the chunked path may keep a 16-bit input's logits in float32: lf_spec_chunked_logits_dtype) */
+    L->dtype = lf_spec_chunked_logits_dtype(c);
+    bool ok = ndim > 0 && lf_tensor_alloc(&L->lc.input, L->dtype, ndim, shape, err, sizeof err);
+    /* there the class weight and a probability target are read in the logits' dtype too (its weight_row,
+     * prob_target_buf) */
+    if (ok && L->dtype != h->dtype) {
+        lf_tensor cast;
+        if (c->weight.present && c->weight.dtype == h->dtype && (ok = lf_tensor_cast(&c->weight, L->dtype, &cast))) {
+            L->lc.weight = cast;
+            L->lc.weight.present = L->own_weight = true;
+        }
+        if (ok && c->target.dtype == h->dtype && (ok = lf_tensor_cast(&c->target, L->dtype, &cast))) {
+            L->lc.target = cast;
+            L->lc.target.present = L->own_target = true;
+        }
+        if (!ok) snprintf(err, sizeof err, "cannot cast the class weight or target");
+    }
     L->extra = malloc(sizeof(double) * (size_t)(L->N + 1));
     if (!ok || !L->extra) {
         lf_result_error(r, "internal", "MemoryError", "the logits: %s", ok ? "out of memory" : err);
@@ -130,8 +149,8 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
             }
             dot += b;
             mag += fabs(b);
-            lf_store_f64(L->lc.input.data, h->dtype, n * L->V + v, dot);
-            L->overflows |= isfinite(mag) && mag * acc >= lf_dtype_max(h->dtype) / 2;
+            lf_store_f64(L->lc.input.data, L->dtype, n * L->V + v, dot);
+            L->overflows |= isfinite(mag) && mag * acc >= lf_dtype_max(L->dtype) / 2;
             if (mag > worst || isnan(mag)) worst = mag;
         }
         /* lp = x - logsumexp(x): the label's logit's error and the logsumexp's, each up to the row's worst */
@@ -143,6 +162,8 @@ static bool make_logits(const lf_case *c, logits *L, lf_result *r)
 static void free_logits(logits *L)
 {
     lf_tensor_free(&L->lc.input);
+    if (L->own_weight) lf_tensor_free(&L->lc.weight);
+    if (L->own_target) lf_tensor_free(&L->lc.target);
     free(L->extra);
 }
 
@@ -158,6 +179,7 @@ void lf_spec_linear_run(const lf_case *c, lf_result *r)
     lf_result_init(r);
     if (make_logits(c, &L, r)) {
         lf_spec_run_logits(&L.lc, L.extra, r);
+        lf_spec_chunked_narrow(c, L.dtype, r);
         if (L.overflows) undecided(r);
         if (L.fallback && r->kind == LF_OUTCOME_OK) lf_spec_chunked_fallback(c, r);
     }
