@@ -20,6 +20,8 @@ ROOT = os.path.join(HERE, "..", "..")
 if not os.environ.get("LOSSFUZZ_TEST_INSTALLED"):  # else the package pip installed
     sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(ROOT, "examples", "kernels"))
+sys.path.insert(0, os.path.join(ROOT, "examples", "kernels", "cases"))
+import blind_spots  # noqa: E402
 import ce_python  # noqa: E402
 import torch  # noqa: E402
 
@@ -61,6 +63,13 @@ class FuzzTest(unittest.TestCase):
         campaign = lossfuzz.fuzz(ce_python.rows, seconds=2, raise_on_finding=True)
         self.assertEqual(campaign.findings, [])
         self.assertIn("findings: 0", campaign.summary)
+
+    def test_documented_refusal_no_finding(self):
+        # F.cross_entropy, refusing the [1] target of a 1-D input that eager PyTorch takes and its documentation
+        # excludes: a listed leniency, counted in the report, never a false alarm
+        campaign = lossfuzz.fuzz(blind_spots.documented_1d, seconds=4, raise_on_finding=True)
+        self.assertEqual(campaign.findings, [])
+        self.assertIn("unbatched_target_1", campaign.report)
 
     def test_same_seed_same_campaign(self):
         # a seed's campaign runs the same cases in the same order: the same first finding, minimized alike
