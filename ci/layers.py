@@ -20,8 +20,8 @@ WHOLE = ("kernels", "include", "fuzzers")  # a floor with its subfolders
 C_FILES = (".c", ".h", ".def", ".inc", ".cu")
 
 # The Python floors of python/: the PyTorch worker's modules, then the package.
-PY_FLOORS = ["lossfuzz_triton_compat lossfuzz_torch lossfuzz_llm", "lossfuzz_kernel", "lossfuzz_ranks",
-             "lossfuzz_worker", "lossfuzz"]
+PY_FLOORS = ["lossfuzz_triton_compat lossfuzz_torch lossfuzz_llm lossfuzz_export_runtime", "lossfuzz_kernel", "lossfuzz_ranks",
+             "lossfuzz_worker", "lossfuzz_export", "lossfuzz"]
 
 
 def unit_of(rel):

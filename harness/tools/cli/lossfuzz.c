@@ -42,6 +42,7 @@ static const char usage_main[] =
     "  encode    turn cases into a fuzz target's inputs (seed corpora)\n"
     "  fuzz      fuzz with nothing but lossfuzz (no compiler, no engine), keeping going\n"
     "  report    a campaign's report from its directory (lossfuzz fuzz, ci/fuzz.sh)\n"
+    "  export    each entry of a campaign as a plain-torch script, an issue text, a pytest file\n"
     "  worker    a worker process for the executor (started by lossfuzz itself)\n"
     "  list-targets  the fuzz targets, a line each: name, what it fuzzes\n"
     "  list-findings the finding classes, a line each: property, harm, what it means\n"
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
                     {"encode", lf_cmd_encode}, {"repro", lf_cmd_repro},   {"fuzz", lf_cmd_fuzz},
                     {"report", lf_cmd_report}, {"worker", lf_cmd_worker}, {"list-targets", list},
                     {"list-findings", list},   {"list-errors", list},     {"list-hints", list},
-                    {"describe", describe}};
+                    {"describe", describe},    {"export", lf_cmd_export}};
     if (argc < 2) {
         fputs(usage_main, stderr);
         return LF_EXIT_UNUSABLE;

@@ -1,0 +1,365 @@
+"""lossfuzz export: a finding anyone can run. Each entry of a campaign (or one
+repro case) becomes ENTRY.py, a script that needs only torch and the
+kernel's own package - never lossfuzz - and ENTRY.md, an issue text to paste
+into the kernel's tracker; --pytest FILE writes a campaign's entries as one
+pytest file. The script builds the minimized case's tensors exactly (dtype,
+shape, strides, storage offset, NaN, inf, -0.0; large ones in
+ENTRY.safetensors beside it), calls the kernel as the campaign did and
+PyTorch's own function with the same options, checks the property the entry
+broke, prints both sides and exits 1 while the bug shows, 0 once it is gone.
+
+    python3 python/lossfuzz_export.py --lossfuzz build/lossfuzz CAMPAIGN_DIR [--pytest FILE]
+    python3 python/lossfuzz_export.py --lossfuzz build/lossfuzz --kernel py:M:F REPRO.json [--out DIR]
+
+(`lossfuzz export` runs it.) The case's facts come from lossfuzz itself:
+`show --values` (the tensors), `check --json` (the spec's tolerance scale,
+the upstream gradient), `describe --json` (each loss's call). Needs no torch."""
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+import lossfuzz_export_runtime as runtime
+
+INLINE_MAX = 64  # elements a tensor may have inline; past it, it goes to ENTRY.safetensors
+DTYPES = {"float32": "<f", "float64": "<d", "float16": "<e", "int64": "<q", "int32": "<i", "uint8": "<B", "bool": "<?"}
+ST_DTYPES = {"float32": "F32", "float64": "F64", "float16": "F16", "bfloat16": "BF16", "int64": "I64",
+             "int32": "I32", "uint8": "U8", "bool": "BOOL"}
+# The property an entry broke, by its finding class's start: what its script checks.
+PROPERTIES = [("kernel-silent/", "rejects"), ("kernel-miss/", "rejects"), ("guard-miss/", "rejects"),
+              ("kernel-assert/", "rejects"), ("false-alarm", "accepts"), ("input-modified/", "inputs"),
+              ("grad-", "grad"), ("value-mismatch/", "result"), ("shape-mismatch/", "result"),
+              ("dtype-mismatch/", "result"), ("output-mismatch/", "result")]
+NOT_YET = ("upstream-grad-mismatch/", "diagnosis-mismatch/", "reference-mismatch/", "torch-mismatch/")
+
+
+class ExportError(Exception):
+    """A case or kernel the scripts cannot stand for; the message says why."""
+
+
+def lossfuzz_json(lossfuzz, *args):
+    out = subprocess.run([lossfuzz] + list(args), capture_output=True, text=True)
+    if out.returncode not in (0, 1) or not out.stdout.strip():
+        raise ExportError("lossfuzz %s: %s" % (" ".join(args), (out.stderr or out.stdout).strip()[-400:]))
+    return out.stdout
+
+
+def number(v):
+    """A value as Python source that reads back to it: nan, inf and -0.0 included."""
+    if isinstance(v, str):  # the case format's "nan", "inf", "-inf"
+        v = float(v)
+    if isinstance(v, bool) or isinstance(v, int):
+        return repr(v)
+    if v != v:
+        return "nan"
+    if v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    return "-0.0" if v == 0 and str(v).startswith("-") else repr(v)
+
+
+def tensor_bytes(dtype, values):
+    if dtype == "bfloat16":  # the values are bfloat16's: the high half of their float32 bits
+        return b"".join(struct.pack("<I", struct.unpack("<I", struct.pack("<f", float(v)))[0])[2:]
+                        for v in values)
+    return b"".join(struct.pack(DTYPES[dtype], float(v) if dtype.startswith("float") else int(v)) for v in values)
+
+
+def write_safetensors(path, tensors):
+    """name -> (dtype, shape, values): the safetensors layout (a JSON header, then the bytes)."""
+    header, blobs, at = {}, [], 0
+    for name, (dtype, shape, values) in tensors.items():
+        blob = tensor_bytes(dtype, [float(v) if isinstance(v, str) else v for v in values])
+        header[name] = {"dtype": ST_DTYPES[dtype], "shape": shape, "data_offsets": [at, at + len(blob)]}
+        blobs.append(blob)
+        at += len(blob)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def where(kernel):
+    """A py:FILE.py:FUNCTION kernel by its absolute path where the file is found from here (the campaign's
+    folder), so the script runs from anywhere on this machine; a dotted module as it is."""
+    module, _, fn = kernel[3:].rpartition(":") if kernel.startswith("py:") else ("", "", "")
+    if module.endswith(".py") and os.path.isfile(module):
+        return "py:%s:%s" % (os.path.abspath(module), fn)
+    return kernel
+
+
+class Entry:
+    """One entry: its case (tensors explicit), its class, the spec's answer and the kernel's call."""
+
+    def __init__(self, lossfuzz, facts, path, kernel, cls, detail="", pytorch="", kernel_said=""):
+        self.path, self.kernel, self.cls, self.detail = path, where(kernel), cls, detail
+        self.pytorch, self.kernel_said = pytorch, kernel_said
+        self.case = json.loads(lossfuzz_json(lossfuzz, "show", "--values", path))
+        self.check = json.loads(lossfuzz_json(lossfuzz, "check", "--json", path).splitlines()[0])
+        self.loss = next((l for l in facts["losses"] if l["name"] == self.case["loss"]), None)
+        self.facts = facts
+        if self.loss is None:
+            raise ExportError("%s: loss %r is not lossfuzz's" % (path, self.case.get("loss")))
+        if cls.startswith(NOT_YET):
+            raise ExportError("%s: a %s finding has no standalone script yet" % (path, cls.split("/")[0]))
+        if any(k in self.case for k in facts["llm"]["options"]) or self.case.get("vocab_last") or \
+                self.case.get("world_size", 1) > 1:
+            raise ExportError("%s: the LLM family's options and vocabulary-parallel calls have no standalone "
+                              "script yet (replay: lossfuzz check --kernel %s %s)" % (path, kernel, path))
+        self.property = next((p for start, p in PROPERTIES if cls.startswith(start)), "runs")
+        spec = self.check.get("spec") or {}
+        if self.property == "runs":  # a crash, a hang or a stray access: PyTorch's answer says what is right
+            self.property = "rejects" if spec.get("outcome") != "ok" else "result"
+
+    def tensors(self):
+        """(name, doc) of the case's tensors, in the call's order."""
+        names = self.loss["positional"] + [k for k in self.facts["tensor_options"] if k in self.case]
+        return [(n, self.case[n]) for n in names if isinstance(self.case.get(n), dict)]
+
+    def options(self):
+        """The call's keywords as Python source, as lossfuzz's worker passes them: those given and not at
+        PyTorch's default (a fused linear's ignore_index and chunked options whenever given)."""
+        out, chunked = {"reduction": repr(self.case.get("reduction", "mean"))}, {}
+        for k in self.loss["options"]:
+            if k not in self.case or k in self.facts["tensor_options"]:
+                continue
+            v, fused = self.case[k], self.loss["fused_linear"]
+            if k in self.facts["chunked_options"]:
+                if fused:
+                    chunked[k] = ("torch.%s" % v if k == "acc_dtype" and v is not None else
+                                  repr(bool(v)) if k == "allow_retain_graph" else repr(v))
+            elif (fused and k == "ignore_index") or v != self.facts["option_defaults"].get(k):
+                out[k] = number(v)
+        if chunked:
+            out["options"] = "torch.nn.LinearCrossEntropyOptions(%s)" % ", ".join("%s=%s" % kv for kv in chunked.items())
+        return out
+
+    def script_case(self, blob_name):
+        """The case block of a script: the tensors, the options, the upstream gradient, the spec's scales;
+        and the tensors too large to inline (name -> (dtype, shape, values)) for blob_name."""
+        lines, blob = ["def case():", '    """The minimized case: the call\'s tensors, then its keywords."""'], {}
+        for name, doc in self.tensors():
+            values = doc["values"]
+            args = "torch.%s, %r" % (doc["dtype"], doc["shape"])
+            if len(values) > INLINE_MAX:
+                blob[name] = (doc["dtype"], [len(values)], values)
+                vals = "stored(%r, BLOB)" % name
+            else:
+                vals = "[%s]" % ", ".join(number(v) for v in values)
+            layout = ", strides=%r, offset=%d" % (doc["strides"], doc.get("offset", 0)) if "strides" in doc else ""
+            lines.append("    %s = tensor(%s, %s%s)" % (name, args, vals, layout))
+        opts = self.options()
+        opts.update({n: n for n, _ in self.tensors() if n not in self.loss["positional"]})
+        lines.append("    return dict(%s), dict(%s)\n" % (
+            ", ".join("%s=%s" % (n, n) for n, _ in self.tensors() if n in self.loss["positional"]),
+            ", ".join("%s=%s" % kv for kv in opts.items())))
+        bw = self.case.get("backward") or {}
+        wanted = [n for n, flag in (("input", "input_requires_grad"), ("linear_weight", "linear_weight_requires_grad"),
+                                    ("linear_bias", "linear_bias_requires_grad")) if bw.get(flag)]
+        up = self.check.get("upstream")
+        lines.append("GRADS = %r  # the tensors whose gradient is asked for" % (wanted if up is not None else []))
+        lines.append("UPSTREAM = %s  # the upstream gradient, one value per result element" %
+                     ("None" if up is None else "[%s]" % ", ".join(number(v) for v in up)))
+        spec = self.check.get("spec") or {}
+        scale = spec.get("scale")
+        scale = scale if isinstance(scale, list) else [scale] if scale is not None else None
+        lines.append("SCALE = %s  # lossfuzz's magnitude of the terms behind each value (its tolerance's scale)" %
+                     ("None" if scale is None else "[%s]" % ", ".join(number(v) for v in scale)))
+        grad = self.check.get("spec_grad") or {}
+        gscale = grad.get("scale")
+        lines.append("GRAD_SCALE = %s  # the same for d input" %
+                     ("None" if not gscale else "[%s]" % ", ".join(number(v) for v in gscale)))
+        lines.append("TOLERANCE_DTYPE = %r" % (spec.get("tolerance_dtype") or "float64"))
+        lines.append("PROPERTY = %r  # what the kernel broke" % self.property)
+        return "\n".join(lines), blob
+
+    def pytorch_call(self):
+        if self.loss["fused_linear"]:
+            return "F.linear_cross_entropy"
+        return "F.%s" % self.loss["name"]
+
+
+def stem_of(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def header(entry, name):
+    return '''#!/usr/bin/env python3
+"""%s: %s
+
+lossfuzz found this in %s:
+  %s
+  PyTorch: %s
+  kernel:  %s
+
+    python %s.py                   the kernel as the campaign called it: %s
+    python %s.py MODULE:FUNCTION   another callable in its place (PyTorch's own: torch.nn.functional:%s)
+
+Prints both sides; exits 1 while the bug shows, 0 once it is gone. Needs torch
+(and the kernel's own package), not lossfuzz; without a GPU, Triton kernels run
+in Triton's interpreter. Written by `lossfuzz export`."""
+''' % (entry.cls, entry.detail.replace('"""', "'''")[:300], entry.kernel, entry.detail[:400].replace('"""', "'''"),
+       entry.pytorch, entry.kernel_said, name, entry.kernel, name, entry.pytorch_call()[2:])
+
+
+PRELUDE = """import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+if not torch.cuda.is_available():  # a Triton kernel then runs in Triton's interpreter, with lossfuzz's mends of
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # it where they are found (bfloat16, Python floats, libdevice)
+    sys.path.append(os.environ.get("LOSSFUZZ_PYTHON_DIR", %r))
+    try:
+        __import__("lossfuzz_triton_compat").enable_interpreter()
+    except ImportError:
+        pass
+nan, inf = float("nan"), float("inf")
+
+"""
+
+
+PRELUDE = PRELUDE % os.path.dirname(os.path.abspath(__file__))
+
+
+def write_script(entry, out_dir, name):
+    case, blob = entry.script_case(name + ".safetensors")
+    if blob:
+        write_safetensors(os.path.join(out_dir, name + ".safetensors"), blob)
+    text = header(entry, name) + PRELUDE + \
+        "KERNEL = %r\nPYTORCH = %s\nBLOB = %r\n\n" % (entry.kernel, entry.pytorch_call(), name + ".safetensors") + \
+        case + "\n\n# ---- how the case is run and judged: the same in every script `lossfuzz export` writes\n" + \
+        runtime.SOURCE + "\n\nif __name__ == \"__main__\":\n    sys.exit(main(globals()))\n"
+    path = os.path.join(out_dir, name + ".py")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def versions(lossfuzz):
+    from importlib import metadata
+    out = []
+    for dist in ("torch", "triton"):
+        try:
+            out.append("%s %s" % (dist, metadata.version(dist)))
+        except metadata.PackageNotFoundError:
+            pass
+    v = subprocess.run([lossfuzz, "--version"], capture_output=True, text=True).stdout.strip()
+    return out + ([v] if v else [])
+
+
+def write_issue(entry, out_dir, name, lossfuzz, kernel_name):
+    what = {"rejects": "PyTorch refuses the call; the kernel returns a result",
+            "accepts": "PyTorch accepts the call; the kernel refuses or fails",
+            "inputs": "the kernel changes a tensor it is given; PyTorch leaves its inputs as they were",
+            "grad": "the kernel's gradient is not PyTorch's",
+            "result": "the kernel's result is not PyTorch's (values, shape or dtype)"}[entry.property]
+    script = open(os.path.join(out_dir, name + ".py")).read()
+    text = "## %s: %s\n\n%s.\n\n- PyTorch: %s\n- %s: %s\n- what lossfuzz saw: %s\n\n" % (
+        kernel_name or entry.kernel, what, what[0].upper() + what[1:], entry.pytorch, kernel_name or "kernel",
+        entry.kernel_said, entry.detail)
+    text += "Reproduce (needs torch and the kernel; exits 1 while the bug shows):\n\n```python\n%s```\n\n" % script
+    if os.path.exists(os.path.join(out_dir, name + ".safetensors")):
+        text += "(with `%s.safetensors` beside it: the tensors too large to inline)\n\n" % name
+    text += "Versions: %s. Found by lossfuzz (`%s`, finding class `%s`).\n" % (
+        ", ".join(versions(lossfuzz)), os.path.basename(entry.path), entry.cls)
+    with open(os.path.join(out_dir, name + ".md"), "w") as f:
+        f.write(text)
+
+
+def campaign_entries(lossfuzz, facts, folder):
+    with open(os.path.join(folder, "report.json")) as f:
+        report = json.load(f)
+    entries, skipped, name = [], [], None
+    for row in report["findings"]:
+        if row.get("accepted") or not row.get("file"):
+            continue  # a claim's deviation: the kernel says it does so on purpose
+        kernel = re.search(r"--kernel (\S+)", row.get("replay") or "")
+        name = name or (re.search(r"kernel under test: ([^;\"]+)", row.get("case") or "") or [None, None])[1]
+        if not kernel:
+            skipped.append("%s: no kernel in its replay command" % row["signature"])
+            continue
+        try:
+            entries.append(Entry(lossfuzz, facts, row["file"], kernel.group(1), row["class"], row.get("detail") or "",
+                                 row.get("pytorch") or "", row.get("kernel") or ""))
+        except ExportError as e:
+            skipped.append(str(e))
+    return entries, skipped, name
+
+
+def export(lossfuzz, paths, kernel=None, out=None, pytest=None):
+    facts = json.loads(lossfuzz_json(lossfuzz, "describe", "--json"))
+    entries, skipped, kernel_name = [], [], None
+    for path in paths:
+        if not os.path.exists(path):
+            raise ExportError("%s: no such file or folder" % path)
+        if os.path.isdir(path):
+            e, s, kernel_name = campaign_entries(lossfuzz, facts, path)
+            entries += [(x, out or os.path.join(path, "repros")) for x in e]
+            skipped += s
+        else:
+            if not kernel:
+                raise ExportError("%s: one repro needs --kernel (a campaign folder's report names it)" % path)
+            verdict = json.loads(lossfuzz_json(lossfuzz, "check", "--json", "--kernel", kernel, path).splitlines()[0])
+            if not verdict.get("finding"):
+                raise ExportError("%s: no finding on %s now: nothing to export" % (path, kernel))
+            k = verdict.get("kernel") or {}
+            entries.append((Entry(lossfuzz, facts, path, kernel, verdict["finding"], verdict.get("detail") or "",
+                                  str((verdict.get("spec") or {}).get("value", "")), str(k.get("value", k.get("message", "")))),
+                            out or os.path.dirname(os.path.abspath(path))))
+    written = []
+    for entry, folder in entries:
+        os.makedirs(folder, exist_ok=True)
+        name = stem_of(entry.path)
+        written.append(write_script(entry, folder, name))
+        write_issue(entry, folder, name, lossfuzz, kernel_name)
+    if pytest:
+        write_pytest(pytest, [e for e, _ in entries])
+    return written, skipped
+
+
+def write_pytest(path, entries):
+    """The entries as one pytest file: a test each, failing while its bug shows; no lossfuzz needed."""
+    parts = ['"""lossfuzz\'s findings as tests: each fails while its bug shows (`lossfuzz export --pytest`).\n'
+             'Needs torch and the kernel\'s own package."""\n', PRELUDE, runtime.SOURCE]
+    folder = os.path.dirname(os.path.abspath(path))
+    for entry in entries:
+        name = re.sub(r"\W", "_", stem_of(entry.path))
+        case, blob = entry.script_case(name + ".safetensors")
+        if blob:
+            write_safetensors(os.path.join(folder, name + ".safetensors"), blob)
+        body = "KERNEL = %r\nPYTORCH = %s\nBLOB = %r\n%s\nassert main(locals()) == 0, %r" % (
+            entry.kernel, entry.pytorch_call(), name + ".safetensors", case, entry.cls + ": " + entry.detail[:200])
+        parts.append("\n\ndef test_%s():\n    \"\"\"%s\"\"\"\n%s\n" % (
+            name, entry.cls, "\n".join("    " + line if line else "" for line in body.split("\n"))))
+    with open(path, "w") as f:
+        f.write("".join(parts))
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="lossfuzz export", description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="+", help="a campaign folder (its report.json) or repro case files")
+    ap.add_argument("--lossfuzz", default=os.environ.get("LOSSFUZZ", "lossfuzz"))
+    ap.add_argument("--kernel", help="the kernel a repro file was found in (py:MODULE:FUNCTION)")
+    ap.add_argument("--out", help="write the scripts here (default: beside each repro)")
+    ap.add_argument("--pytest", help="also write the entries as one pytest file")
+    a = ap.parse_args()
+    try:
+        written, skipped = export(a.lossfuzz, a.paths, a.kernel, a.out, a.pytest)
+    except (ExportError, OSError, ValueError, KeyError) as e:
+        print("lossfuzz export: %s" % e, file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    for why in skipped:
+        print("lossfuzz export: not exported: %s" % why, file=sys.stderr)
+    if a.pytest:
+        print(a.pytest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""What every script `lossfuzz export` writes shares: its text from the
+marker on (SOURCE) is copied into each script and pytest file, so they need
+no lossfuzz. It reads names each case block defines: KERNEL, PYTORCH, BLOB,
+case(), GRADS, UPSTREAM, SCALE, GRAD_SCALE, TOLERANCE_DTYPE, PROPERTY, passed to
+main() as a dict (a script's globals(), a pytest test's locals())."""
+import os
+
+MARKER = "# ---- from here on: copied into the scripts\n"
+with open(os.path.abspath(__file__)) as _f:
+    SOURCE = _f.read().split(MARKER, 1)[1]
+
+# ---- from here on: copied into the scripts
+import importlib
+import os
+import importlib.util
+import json
+import struct
+import sys
+
+import torch
+import torch.nn.functional as F  # noqa: F401 (the case block's PYTORCH)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+nan, inf = float("nan"), float("inf")
+# lossfuzz's tolerances (harness/model/case/lf_dtype.c): rtol, atol of the coarsest dtype the values passed through
+TOLERANCES = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6), "float16": (4e-3, 1e-4), "bfloat16": (3e-2, 1e-3)}
+ST_DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16, "BF16": torch.bfloat16,
+             "I64": torch.int64, "I32": torch.int32, "U8": torch.uint8, "BOOL": torch.bool}
+
+
+def stored(name, blob):
+    """A tensor's values too large to inline, from the safetensors file `blob` beside this script."""
+    with open(os.path.join(HERE, blob), "rb") as f:
+        size = struct.unpack("<Q", f.read(8))[0]
+        head, data = json.loads(f.read(size)), f.read()
+    lo, hi = head[name]["data_offsets"]
+    return torch.frombuffer(bytearray(data[lo:hi]), dtype=ST_DTYPES[head[name]["dtype"]]).tolist()
+
+
+def tensor(dtype, shape, values, strides=None, offset=0):
+    """The values (row-major) as a tensor of that shape, laid out with these strides and storage offset when
+    given: transposed, sliced or expanded, as the caller's tensor was."""
+    flat = torch.tensor(values, dtype=dtype).reshape(shape)
+    if strides is None:
+        return flat
+    extent = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if flat.numel() else 0
+    storage = torch.zeros(max(extent, offset), dtype=dtype)
+    where = torch.full(shape, offset, dtype=torch.int64)
+    for d, (size, stride) in enumerate(zip(shape, strides)):
+        view = [1] * len(shape)
+        view[d] = size
+        where = where + (torch.arange(size) * stride).reshape(view)
+    storage[where.reshape(-1)] = flat.reshape(-1)
+    return storage.as_strided(shape, strides, offset)
+
+
+def load(name):
+    """A callable by MODULE:FUNCTION (a dotted module or a .py file; lossfuzz's py: prefix taken off)."""
+    name = name[3:] if name.startswith("py:") else name
+    module, _, fn = name.rpartition(":")
+    if module.endswith(".so"):
+        sys.exit("%s is a C kernel: replay its repro with `lossfuzz check --kernel %s REPRO.json`" % (module, module))
+    if module.endswith(".py"):
+        path = next((p for p in (module, os.path.join(HERE, module)) if os.path.isfile(p)), module)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    else:
+        mod = importlib.import_module(module)
+    return getattr(mod, fn)
+
+
+def same_bits(a, b):
+    """Whether two tensors hold the same values bit for bit (-0.0 is not 0.0, NaN is NaN)."""
+    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    a, b = a.contiguous(), b.contiguous()
+    bits = (lambda t: t) if a.dtype == torch.bool else (lambda t: t.view(ints[t.element_size()]))
+    return a.shape == b.shape and a.dtype == b.dtype and torch.equal(bits(a), bits(b))
+
+
+def outcome(fn, c):
+    """fn on a fresh copy of the case c: what it returned (value, shape, dtype) or raised, each gradient asked
+    for given the upstream gradient, and the tensors it changed."""
+    positional, options = c["case"]()
+    args = list(positional.values())
+    named = dict(positional, **{k: v for k, v in options.items() if isinstance(v, torch.Tensor)})
+    before = {k: v.detach().clone() for k, v in named.items()}
+    wanted = [(k, named[k]) for k in c["GRADS"] if k in named and named[k].is_floating_point()]
+    for _, t in wanted:
+        t.requires_grad_(True)
+    try:
+        result = fn(*args, **options)
+        result = result[0] if isinstance(result, (tuple, list)) else result
+        out = {"value": result.detach().double().reshape(-1), "shape": list(result.shape), "dtype": result.dtype}
+    except Exception as e:  # a rejection, or a bug's exception
+        return {"raised": "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:200])}
+    out["grads"] = {}
+    if wanted and c["UPSTREAM"] is not None:
+        try:
+            up = torch.tensor(c["UPSTREAM"], dtype=torch.float64).to(result.dtype).reshape(result.shape)
+            grads = torch.autograd.grad(result, [t for _, t in wanted], up, allow_unused=True)
+            out["grads"] = {k: g for (k, _), g in zip(wanted, grads)}
+        except Exception as e:
+            out["grads"] = {k: "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:200]) for k, _ in wanted}
+    out["changed"] = [k for k, v in named.items() if not same_bits(v.detach(), before[k])]
+    return out
+
+
+def far(want, got, scale, dtype):
+    """The first index where got is not want within lossfuzz's tolerance (NaN must meet NaN), or None."""
+    rtol, atol = TOLERANCES.get(dtype, TOLERANCES["float64"])
+    for i, (w, g) in enumerate(zip(want.tolist(), got.tolist())):
+        s = abs(w) if scale is None or i >= len(scale) or scale[i] != scale[i] else max(abs(scale[i]), abs(w))
+        if w != w or g != g:
+            if not (w != w and g != g):
+                return i
+        elif w in (inf, -inf) or g in (inf, -inf):
+            if w != g:
+                return i
+        elif abs(w - g) > atol + rtol * s:
+            return i
+    return None
+
+
+def said(o):
+    if "raised" in o:
+        return "raised " + o["raised"]
+    v = o["value"]
+    return "%s shape %s %s" % (v.tolist() if v.numel() <= 8 else "%s ... (%d values)" % (v[:8].tolist(), v.numel()),
+                               o["shape"], str(o["dtype"]).replace("torch.", ""))
+
+
+def differs(want, got, c):
+    """Why got breaks the case's PROPERTY against PyTorch's want, or None where it holds."""
+    prop = c["PROPERTY"]
+    if prop == "rejects":
+        if "raised" not in want:
+            return None
+        return None if "raised" in got else "PyTorch refuses the call; the kernel returns a result"
+    if "raised" in want:
+        return None  # PyTorch itself refuses the call here (another torch or device): nothing to hold it to
+    if "raised" in got:
+        return "PyTorch accepts the call; the kernel raised"
+    if prop == "accepts":
+        return None
+    if prop == "inputs":
+        return "the kernel changed its %s" % ", ".join(got["changed"]) if got["changed"] else None
+    if prop == "result":
+        if got["shape"] != want["shape"]:
+            return "a result of shape %s, PyTorch's is %s" % (got["shape"], want["shape"])
+        if got["dtype"] != want["dtype"]:
+            return "a %s result, PyTorch's is %s" % (got["dtype"], want["dtype"])
+        i = far(want["value"], got["value"], c["SCALE"], c["TOLERANCE_DTYPE"])
+        return None if i is None else "value[%d] = %r, PyTorch's %r" % (i, got["value"][i].item(),
+                                                                           want["value"][i].item())
+    for k, w in want["grads"].items():  # PROPERTY == "grad"
+        g = got["grads"].get(k)
+        if isinstance(w, str) or w is None:
+            continue  # PyTorch's own backward fails here, or gives none
+        if g is None or isinstance(g, str):
+            return "d %s: %s" % (k, g or "no gradient")
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return "d %s is %s %s, PyTorch's %s %s" % (k, list(g.shape), g.dtype, list(w.shape), w.dtype)
+        i = far(w.double().reshape(-1), g.double().reshape(-1), c["GRAD_SCALE"] if k == "input" else None,
+                c["TOLERANCE_DTYPE"])
+        if i is not None:
+            return "d %s[%d] = %r, PyTorch's %r" % (k, i, g.reshape(-1)[i].item(), w.reshape(-1)[i].item())
+    return None
+
+
+def main(c):
+    """The case c's answers, PyTorch's and its kernel's (KERNEL, or MODULE:FUNCTION given to the script), a
+    line each; 1 while the bug shows, 0 once it is gone."""
+    name = sys.argv[1] if c.get("__name__") == "__main__" and len(sys.argv) > 1 else c["KERNEL"]
+    want, got = outcome(c["PYTORCH"], c), outcome(load(name), c)
+    print("PyTorch: %s\nkernel:  %s" % (said(want), said(got)))
+    why = differs(want, got, c)
+    print("BUG: %s" % why if why else "fixed: the kernel keeps PyTorch's contract on this call")
+    return 1 if why else 0
