@@ -316,9 +316,35 @@ def export(lossfuzz, paths, kernel=None, out=None, pytest=None):
         name = stem_of(entry.path)
         written.append(write_script(entry, folder, name))
         write_issue(entry, folder, name, lossfuzz, kernel_name)
+    for path in paths:
+        if os.path.isdir(path) and not out:
+            name_scripts(path, {os.path.abspath(e.path): w for (e, _), w in zip(entries, written)})
     if pytest:
         write_pytest(pytest, [e for e, _ in entries])
     return written, skipped
+
+
+def name_scripts(folder, scripts):
+    """The campaign's report names each entry's script: report.json's "script", a section of report.md."""
+    path = os.path.join(folder, "report.json")
+    with open(path) as f:
+        report = json.load(f)
+    lines = []
+    for row in report["findings"]:
+        script = scripts.get(os.path.abspath(row.get("file") or ""))
+        if script:
+            row["script"] = script
+            lines.append("- `%s`: `python %s` (issue text: `%s.md`)" % (row["signature"], script, script[:-3]))
+    with open(path, "w") as f:
+        json.dump(report, f, indent=1)
+    md = os.path.join(folder, "report.md")
+    with open(md) as f:
+        text = f.read().split("\n## Standalone scripts\n")[0]  # an earlier export's section goes
+    if lines:
+        text += ("\n## Standalone scripts\n\nEach entry as a script that needs only torch and the kernel "
+                 "(`lossfuzz export`): exit 1 while the bug shows, 0 once it is gone.\n\n" + "\n".join(lines) + "\n")
+    with open(md, "w") as f:
+        f.write(text)
 
 
 def write_pytest(path, entries):
@@ -346,17 +372,18 @@ def main():
     ap.add_argument("--kernel", help="the kernel a repro file was found in (py:MODULE:FUNCTION)")
     ap.add_argument("--out", help="write the scripts here (default: beside each repro)")
     ap.add_argument("--pytest", help="also write the entries as one pytest file")
+    ap.add_argument("--quiet", action="store_true", help="name no file written (`lossfuzz fuzz` runs it so)")
     a = ap.parse_args()
     try:
         written, skipped = export(a.lossfuzz, a.paths, a.kernel, a.out, a.pytest)
     except (ExportError, OSError, ValueError, KeyError) as e:
         print("lossfuzz export: %s" % e, file=sys.stderr)
         return 2
-    for path in written:
+    for path in written if not a.quiet else ():
         print(path)
     for why in skipped:
         print("lossfuzz export: not exported: %s" % why, file=sys.stderr)
-    if a.pytest:
+    if a.pytest and not a.quiet:
         print(a.pytest)
     return 0
 

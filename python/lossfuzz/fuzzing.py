@@ -42,6 +42,7 @@ class Finding:
     cause: str = ""  # what the findings need ("needs: reduction mean; ..."), the check missing, or the claim
     variants: List[dict] = dataclasses.field(default_factory=list)  # {signature, hits, first_s, file}, first found first
     flaky: Optional[str] = None  # what each replay gave, where the repro does not replay the same way
+    script: str = ""  # its standalone plain-torch script (`lossfuzz export`), where one was written
 
     def __str__(self):
         return self.entry
@@ -86,6 +87,11 @@ def _entries(report_md):
         elif sig:
             lines.append(line)
     return entries
+
+
+def _with_script(entry, script):
+    """A report's entry, and the plain-torch script that shows it to anyone (no lossfuzz needed)."""
+    return entry + ("\n- script (plain torch, exit 1 while the bug shows): `python %s`" % script if script else "")
 
 
 def _case_of(path):
@@ -140,8 +146,9 @@ def fuzz(fn, seconds=10.0, claims=None, jobs=1, corpus=None, out=None, seed=1, t
     found = [Finding(r["signature"], r["class"], r["harm"], r["hits"], r["first_s"],
                      _case_of(r.get("file")), r.get("file") or "", r.get("pytorch") or "",
                      r.get("kernel") or "", r.get("detail") or "", _claims_prefix(claims) + (r.get("replay") or ""),
-                     r.get("accepted"), entries.get(r["signature"], r["signature"]), r.get("cause") or "",
-                     r.get("variants") or [], r.get("flaky")) for r in rows]
+                     r.get("accepted"), _with_script(entries.get(r["signature"], r["signature"]), r.get("script")),
+                     r.get("cause") or "", r.get("variants") or [], r.get("flaky"), r.get("script") or "")
+             for r in rows]
     lines = done.stdout.strip().splitlines()
     summary = lines[-1] if lines else ""
     target = summary.split(":", 1)[0] if summary.startswith("fuzz_") else target

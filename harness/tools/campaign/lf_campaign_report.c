@@ -47,6 +47,9 @@ static void write_markdown(FILE *f, const char *title, const lf_campaign_entries
             "kernel accepting %ld case%s, %ld hits in all.\n",
             title, findings, findings == 1 ? "" : "s", x->n_v, x->n_v == 1 ? "" : "s", x->n_g - findings,
             x->n_g - findings == 1 ? "" : "s", covered, covered == 1 ? "" : "s", hits);
+    if (x->replays) /* how the causes were found: an ablation that showed another finding changed the bug */
+        fprintf(f, "The causes took %d replays with a trait taken away; %d of them showed another finding.\n",
+                x->replays, x->changed);
     const char *section = NULL;
     for (int g = 0; g < x->n_g; g++) {
         const lf_campaign_group *gr = &x->g[g];
@@ -76,9 +79,6 @@ static void write_markdown(FILE *f, const char *title, const lf_campaign_entries
         fprintf(f, gr->n_members > MD_VARIANTS ? ", and %d more (report.json)\n" : "\n", gr->n_members - MD_VARIANTS);
     }
     if (x->n_g == 0) fprintf(f, "\nNo finding.\n");
-    if (x->replays) /* how the causes were found: an ablation that showed another finding changed the bug */
-        fprintf(f, "\nCauses: %d replays with a trait taken away, %d of them showed another finding.\n", x->replays,
-                x->changed);
     if (x->n_excused) fprintf(f, "\n## Excused by PyTorch's listed differences and leniencies\n\n");
     for (int i = 0; i < x->n_excused; i++) /* the kernel answered as its PyTorch does on its device */
         fprintf(f, "- `%s`: %ld case%s. %s (%s)\n", x->excused[i].known->id, x->excused[i].hits,

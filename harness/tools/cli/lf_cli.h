@@ -23,6 +23,8 @@ int lf_cmd_worker(int argc, char **argv);
 int lf_cmd_fuzz(int argc, char **argv);
 int lf_cmd_report(int argc, char **argv);
 int lf_cmd_export(int argc, char **argv);
+/* A campaign's entries as plain-torch scripts beside their repros (lf_cmd_export.c); false, said, on failure. */
+bool lf_export_campaign(const char *dir);
 
 /* A campaign's report in DIR (and, with junit, as JUnit XML): the number of
  * findings (-1: not written, said on stderr); *entries counts the accepted too. */

@@ -194,6 +194,10 @@ int lf_cmd_fuzz(int argc, char **argv)
              cfg.kernel ? kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
     int entries = 0,
         findings = lf_cli_campaign_report(out_dir, be, cfg.kernel ? kernel : NULL, title, junit_path, &entries);
+    /* each entry of a Python kernel's as a plain-torch script anyone can run, which the report then names */
+    if (findings > 0 && cfg.kernel && !strncmp(cfg.kernel, "py:", 3) && !cfg.world_size && lf_export_campaign(out_dir))
+        printf("scripts: each entry as a plain-torch script and an issue text in %s/repros (report.md names them)\n",
+               out_dir);
     char ran[96] = "";
     if (cfg.kernel)
         snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);
