@@ -51,8 +51,8 @@ static void traits(const lf_case *c, unsigned want, char *out, size_t len, size_
     char loss[64];
     snprintf(loss, sizeof loss, "%s%s", lf_loss_name(c->loss), prob ? "_prob" : "");
     if (want & T_LOSS) add(out, len, at, loss);
-    if ((want & T_EMPTY) && (in->numel == 0 || tg->numel == 0))
-        add(out, len, at, lf_case_classes(c) == 0 ? "no-classes" : "empty"); /* vocab_last: V, not T */
+    if ((want & T_EMPTY) && (in->numel == 0 || tg->numel == 0 || lf_case_classes(c) == 0)) /* a fused linear: V */
+        add(out, len, at, lf_case_classes(c) == 0 ? "no-classes" : "empty");               /* vocab_last: V, not T */
     if (want & T_DTYPE) {
         add(out, len, at, lf_dtype_name(in->dtype));
         if (tg->dtype != LF_I64 && tg->dtype != in->dtype) add(out, len, at, lf_dtype_name(tg->dtype));

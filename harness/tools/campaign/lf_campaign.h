@@ -85,6 +85,7 @@ typedef struct {
     int64_t size;    /* elements of its case: an entry's repro is its smallest variant's */
     char group[640]; /* what folds it with others: a cause, a missing check, a claim */
     char needs[192]; /* the cause's needed traits (lf_cause.h's key; "" none, or not a cause) */
+    char kind[24];   /* how its numbers are wrong (a NaN as a number, ...): what tells apart causes needing nothing */
     int loss;        /* its case's loss (causes nest within a loss) */
     char cause[420];
     int harm;

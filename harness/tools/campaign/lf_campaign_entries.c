@@ -205,9 +205,10 @@ static void check_variant(lf_campaign_variant *it, const lf_backend *be, lf_camp
             x->not_applied += cause.not_applied;
             it->loss = (int)c.loss;
             snprintf(it->group, sizeof it->group, "harm%d:%s:%s", it->harm, cause.family, cause.key);
-            if (!cause.key[0] && !strncmp(cause.family, "numbers/", 8) && v.has_kernel)
-                snprintf(it->group + strlen(it->group), sizeof it->group - strlen(it->group), ":%s",
-                         number_kind(&v.spec, &v.kernel));
+            if (!strncmp(cause.family, "numbers/", 8) && v.has_kernel)
+                snprintf(it->kind, sizeof it->kind, "%s", number_kind(&v.spec, &v.kernel));
+            if (!cause.key[0] && it->kind[0])
+                snprintf(it->group + strlen(it->group), sizeof it->group - strlen(it->group), ":%s", it->kind);
             snprintf(it->cause, sizeof it->cause, "needs: %s", cause.words);
         }
     }
@@ -223,9 +224,28 @@ static char *reduction_part(char *group)
     return NULL;
 }
 
+/* The reductions of a variant's key and words gone (every reduction shows it but the one another bug fills): its
+ * other needs stay; with none left it needs nothing, told apart by how its numbers are wrong. */
+static void drop_reduction(lf_campaign_variant *v, char *set)
+{
+    size_t n = strcspn(set, ";");
+    bool first = set[-1] == ':';
+    char rest[640];
+    snprintf(rest, sizeof rest, "%s", set + n + (first && set[n] == ';'));
+    snprintf(set - !first, sizeof v->group - (size_t)(set - !first - v->group), "%s", rest);
+    if (set[-1] == ':' && !set[0] && v->kind[0]) /* "harmN:FAMILY:" */
+        snprintf(set, sizeof v->group - (size_t)(set - v->group), ":%s", v->kind);
+    char *words = strstr(v->cause, "reduction "); /* last in them: "...; reduction none or sum" */
+    if (words && words > v->cause + 7 && words[-2] == ';')
+        words[-2] = 0;
+    else if (words)
+        snprintf(v->cause, sizeof v->cause, "needs: any call of its kind (no trait of the case is needed)");
+}
+
 /* Where a variant's cause names more than one reduction: the reductions
  * taken out that another bug fills on every call (a cause of "reduction=R"
- * and nothing else, of the same harm and family), in its key and its words. */
+ * and nothing else, of the same harm and family), in its key and its words;
+ * where it then shows on every other reduction, it needs none (drop_reduction). */
 static void unmask(lf_campaign_variant *v, const char *masker, const char *masking)
 {
     char *set = reduction_part(v->group), *words = strstr(v->cause, "reduction ");
@@ -235,9 +255,14 @@ static void unmask(lf_campaign_variant *v, const char *masker, const char *maski
     size_t n = strcspn(set + 10, ";");
     snprintf(names, sizeof names, "%.*s", (int)n, set + 10);
     snprintf(rest, sizeof rest, "%s", set + 10 + n);
+    int n_kept = 0;
     for (char *tok = strtok(names, "|"); tok; tok = strtok(NULL, "|"))
         if (strcmp(tok, masking))
-            snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", kept[0] ? "|" : "", tok);
+            snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", kept[0] ? "|" : "", tok), n_kept++;
+    if (n_kept == 2) { /* every reduction but the masked one */
+        drop_reduction(v, set);
+        return;
+    }
     snprintf(set + 10, sizeof v->group - (size_t)(set + 10 - v->group), "%s%s", kept, rest);
     char *w = words + 10; /* the words' reductions, last in them: "reduction none or sum" */
     w[0] = 0;

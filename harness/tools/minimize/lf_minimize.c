@@ -116,7 +116,11 @@ bool lf_case_prob_shaped(const lf_case *c)
 
 bool lf_case_fill_empty(lf_case *x)
 {
-    if (lf_loss_of(x->loss)->fused_linear) return false; /* its hidden size and vocabulary move together: not tried */
+    if (lf_loss_of(x->loss)->fused_linear) { /* a vocabulary of 0 given 2 classes; the hidden states' sizes move */
+        if (x->input.numel == 0 || x->target.numel == 0 || x->linear_weight.shape[0] != 0) return false; /* with it */
+        lf_tensor_free(&x->weight);
+        return refill(&x->linear_weight, 0, -1) && refill(&x->linear_bias, 0, 0);
+    }
     int cd = lf_case_class_dim(x);
     bool classes_were_0 = x->input.ndim > cd && x->input.shape[cd] == 0;
     if (!refill(&x->input, cd, -1) ||
