@@ -71,4 +71,30 @@ fresh unsloth-2026.10.9
 fresh megatron_core-0.16.1
 pip install --no-deps --target "$OUT/megatron_core-0.16.1" megatron-core==0.16.1
 
+
+# The adapters timm_ce.py, smp_soft_ce.py, fla_ce.py and fla_fused_linear_ce.py (issue 57):
+#   timm-1.0.31/                    timm 1.0.31 wheel: loss/cross_entropy.py (loaded by its path: `import timm` needs torchvision)
+#   segmentation_models_pytorch-0.6.0/  its wheel: losses/soft_ce.py and losses/_functional.py (loaded by their paths)
+#   fla_core-0.6.0/                 fla-core 0.6.0, the package `fla` that flash-linear-attention 0.6.0 pins
+#                                   (fla.modules' fused CE and fused linear CE are in it), and einops 0.8.2, which
+#                                   `import fla.modules` needs
+[ -f "$DL/timm-1.0.31-py3-none-any.whl" ] || pip download --no-deps --only-binary :all: -d "$DL" timm==1.0.31
+fresh timm-1.0.31
+(cd "$OUT/timm-1.0.31" && "$PYTHON" -m zipfile -e "$DL/timm-1.0.31-py3-none-any.whl" x &&
+    mkdir -p timm/loss && cp x/timm/loss/cross_entropy.py timm/loss/ &&
+    cp -r x/timm-1.0.31.dist-info . && rm -rf x)
+
+[ -f "$DL/segmentation_models_pytorch-0.6.0-py3-none-any.whl" ] ||
+    pip download --no-deps --only-binary :all: -d "$DL" segmentation-models-pytorch==0.6.0
+fresh segmentation_models_pytorch-0.6.0
+(cd "$OUT/segmentation_models_pytorch-0.6.0" &&
+    "$PYTHON" -m zipfile -e "$DL/segmentation_models_pytorch-0.6.0-py3-none-any.whl" x &&
+    mkdir -p segmentation_models_pytorch/losses &&
+    cp x/segmentation_models_pytorch/losses/soft_ce.py x/segmentation_models_pytorch/losses/_functional.py \
+        segmentation_models_pytorch/losses/ &&
+    cp -r x/segmentation_models_pytorch-0.6.0.dist-info . && rm -rf x)
+
+fresh fla_core-0.6.0
+pip install --no-deps --target "$OUT/fla_core-0.6.0" fla-core==0.6.0 einops==0.8.2
+
 echo "released kernels in $OUT"
