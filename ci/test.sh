@@ -171,7 +171,14 @@ if .venv/bin/python3 -c "import liger_kernel" 2>/dev/null; then
     [ "$rc" = 1 ] || { tail -5 "$out/campaign.log"; echo "ci: the Liger campaign exited $rc"; exit 1; }
     python3 ci/report-known.py "$out/report.json" $rel/liger_cross_entropy.bugs.json ||
         { echo "ci: the Liger campaign's report is not its classified bugs, one entry each"; exit 1; }
-    total=$((total + 2))
+    # each entry's generated plain-torch script shows its bug: as one pytest file (one torch import), a test each
+    n=$(ls "$out"/repros/*.py | wc -l)
+    build/lossfuzz export "$out" --out "$out/scripts" --pytest "$out/scripts/test_liger.py" >/dev/null
+    venv_py=$PWD/.venv/bin/python3
+    said=$(cd "$out/scripts" && "$venv_py" -m pytest -q -p no:cacheprovider test_liger.py 2>&1 | tail -1) || true
+    echo "generated scripts of the Liger campaign: $n; pytest: $said"
+    echo "$said" | grep -q "^$n failed" || { echo "ci: a generated script of the Liger campaign no longer shows its bug"; exit 1; }
+    total=$((total + 3))
 else
     stage "a released kernel: skipped, no liger_kernel in .venv (ci/setup.sh)"
 fi
