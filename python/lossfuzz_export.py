@@ -104,11 +104,17 @@ class Entry:
             raise ExportError("%s: loss %r is not lossfuzz's" % (path, self.case.get("loss")))
         if cls.startswith(NOT_YET):
             raise ExportError("%s: a %s finding has no standalone script yet" % (path, cls.split("/")[0]))
-        if any(k in self.case for k in facts["llm"]["options"]) or self.case.get("vocab_last") or \
-                self.case.get("world_size", 1) > 1:
-            raise ExportError("%s: the LLM family's options and vocabulary-parallel calls have no standalone "
-                              "script yet (replay: lossfuzz check --kernel %s %s)" % (path, kernel, path))
+        if self.case.get("world_size", 1) > 1:
+            raise ExportError("%s: a vocabulary-parallel call has no standalone script yet (its ranks over gloo); "
+                              "replay: lossfuzz check --kernel %s --world-size %d %s" % (
+                                  path, kernel, self.case["world_size"], path))
+        # the LLM family: PyTorch's answer is its definitions' composition (lossfuzz_llm.py, copied in), the
+        # kernel called by its own keywords and returning its claimed outputs
+        self.llm = any(k in self.case for k in facts["llm"]["options"] + ["loss_mask"]) or \
+            bool(self.case.get("vocab_last"))
+        self.claims = kernel_claims(self.kernel) if self.llm else {}
         self.property = next((p for start, p in PROPERTIES if cls.startswith(start)), "runs")
+        self.output = cls.split("/")[2] if cls.startswith("output-mismatch/") and cls.count("/") >= 2 else None
         spec = self.check.get("spec") or {}
         if self.property == "runs":  # a crash, a hang or a stray access: PyTorch's answer says what is right
             self.property = "rejects" if spec.get("outcome") != "ok" else "result"
@@ -134,6 +140,8 @@ class Entry:
                 out[k] = number(v)
         if chunked:
             out["options"] = "torch.nn.LinearCrossEntropyOptions(%s)" % ", ".join("%s=%s" % kv for kv in chunked.items())
+        if self.case.get("vocab_last"):
+            out["vocab_last"] = "True"  # the definitions' layout keyword: the kernel takes [B, T, V] as it is
         return out
 
     def script_case(self, blob_name):
@@ -172,13 +180,45 @@ class Entry:
         lines.append("GRAD_SCALE = %s  # the same for d input" %
                      ("None" if not gscale else "[%s]" % ", ".join(number(v) for v in gscale)))
         lines.append("TOLERANCE_DTYPE = %r" % (spec.get("tolerance_dtype") or "float64"))
-        lines.append("PROPERTY = %r  # what the kernel broke" % self.property)
+        lines.append("PROPERTY = %r  # what the kernel broke%s" % (self.property, "" if not self.output else
+                                                                     "; OUTPUT: which of its outputs"))
+        if self.output:
+            lines.append("OUTPUT = %r" % self.output)
+        if self.llm:
+            lines.append("KEYWORDS = %r  # lossfuzz's option -> the kernel's keyword (its claims)" %
+                         dict(self.claims.get("options") or {}))
+            lines.append("OUTPUTS = %r  # what the kernel returns, in order (its claims)" %
+                         list(self.claims.get("outputs") or ["loss"]))
         return "\n".join(lines), blob
 
     def pytorch_call(self):
+        if self.llm:
+            return "definitions"
         if self.loss["fused_linear"]:
             return "F.linear_cross_entropy"
         return "F.%s" % self.loss["name"]
+
+
+CLAIMS = {}
+LLM_HEAD = "# PyTorch's answer with the LLM family's options: their definitions, composed of torch ops\n"
+
+
+def kernel_claims(kernel):
+    """A py: kernel's claims (imported once; its keywords and outputs are the script's)."""
+    if kernel not in CLAIMS:
+        import lossfuzz_kernel
+        try:
+            CLAIMS[kernel] = lossfuzz_kernel.load_kernel(kernel[3:] if kernel.startswith("py:") else kernel, "cpu")[1]
+        except Exception as e:  # the kernel's import is its own code
+            raise ExportError("%s: its claims cannot be read: %s" % (kernel, e))
+    return CLAIMS[kernel]
+
+
+def definitions():
+    """The LLM family's definitions as source for a script: lossfuzz_llm.cross_entropy, renamed, whole."""
+    import inspect
+    import lossfuzz_llm
+    return inspect.getsource(lossfuzz_llm.cross_entropy).replace("def cross_entropy(", "def definitions(", 1)
 
 
 def stem_of(path):
@@ -229,7 +269,7 @@ def write_script(entry, out_dir, name):
     case, blob = entry.script_case(name + ".safetensors")
     if blob:
         write_safetensors(os.path.join(out_dir, name + ".safetensors"), blob)
-    text = header(entry, name) + PRELUDE + \
+    text = header(entry, name) + PRELUDE + (LLM_HEAD + definitions() + "\n\n" if entry.llm else "") + \
         "KERNEL = %r\nPYTORCH = %s\nBLOB = %r\n\n" % (entry.kernel, entry.pytorch_call(), name + ".safetensors") + \
         case + "\n\n# ---- how the case is run and judged: the same in every script `lossfuzz export` writes\n" + \
         runtime.SOURCE + "\n\nif __name__ == \"__main__\":\n    sys.exit(main(globals()))\n"
@@ -351,6 +391,8 @@ def write_pytest(path, entries):
     """The entries as one pytest file: a test each, failing while its bug shows; no lossfuzz needed."""
     parts = ['"""lossfuzz\'s findings as tests: each fails while its bug shows (`lossfuzz export --pytest`).\n'
              'Needs torch and the kernel\'s own package."""\n', PRELUDE, runtime.SOURCE]
+    if any(e.llm for e in entries):
+        parts.append("\n\n" + LLM_HEAD + definitions())
     folder = os.path.dirname(os.path.abspath(path))
     for entry in entries:
         name = re.sub(r"\W", "_", stem_of(entry.path))

@@ -79,9 +79,23 @@ def same_bits(a, b):
     return a.shape == b.shape and a.dtype == b.dtype and torch.equal(bits(a), bits(b))
 
 
-def outcome(fn, c):
-    """fn on a fresh copy of the case c: what it returned (value, shape, dtype) or raised, each gradient asked
-    for given the upstream gradient, and the tensors it changed."""
+def unpack(result, names):
+    """(loss, {output: tensor}) of a call's return value: a tensor; a tuple in the order `names` gives (the
+    kernel's claimed outputs), or the definitions' (loss, {...}); a dict by name."""
+    if isinstance(result, dict):
+        return result["loss"], {k: v for k, v in result.items() if k != "loss"}
+    if isinstance(result, (tuple, list)):
+        if names and len(names) == len(result):
+            got = dict(zip(names, result))
+            return got["loss"], {k: v for k, v in got.items() if k != "loss"}
+        return result[0], result[1] if len(result) > 1 and isinstance(result[1], dict) else {}
+    return result, {}
+
+
+def outcome(fn, c, kernel=False):
+    """fn on a fresh copy of the case c: what it returned (value, shape, dtype, other outputs) or raised, each
+    gradient asked for given the upstream gradient, and the tensors it changed. The kernel is given its own
+    keywords for the options (its claims'), and no layout keyword (it takes [B, T, V] as it is)."""
     positional, options = c["case"]()
     args = list(positional.values())
     named = dict(positional, **{k: v for k, v in options.items() if isinstance(v, torch.Tensor)})
@@ -89,10 +103,12 @@ def outcome(fn, c):
     wanted = [(k, named[k]) for k in c["GRADS"] if k in named and named[k].is_floating_point()]
     for _, t in wanted:
         t.requires_grad_(True)
+    if kernel:
+        options = {c.get("KEYWORDS", {}).get(k, k): v for k, v in options.items() if k != "vocab_last"}
     try:
-        result = fn(*args, **options)
-        result = result[0] if isinstance(result, (tuple, list)) else result
-        out = {"value": result.detach().double().reshape(-1), "shape": list(result.shape), "dtype": result.dtype}
+        result, others = unpack(fn(*args, **options), c.get("OUTPUTS") if kernel else None)
+        out = {"value": result.detach().double().reshape(-1), "shape": list(result.shape), "dtype": result.dtype,
+               "outputs": {k: v.detach().double().reshape(-1) for k, v in others.items() if v is not None}}
     except Exception as e:  # a rejection, or a bug's exception
         return {"raised": "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:200])}
     out["grads"] = {}
@@ -146,6 +162,13 @@ def differs(want, got, c):
         return None
     if prop == "inputs":
         return "the kernel changed its %s" % ", ".join(got["changed"]) if got["changed"] else None
+    if prop == "result" and c.get("OUTPUT"):  # one of the LLM family's other outputs (z_loss, lse)
+        w, g = want["outputs"].get(c["OUTPUT"]), got["outputs"].get(c["OUTPUT"])
+        if g is None or w is None or g.shape != w.shape:
+            return "%s: %s, PyTorch's %s" % (c["OUTPUT"], None if g is None else list(g.shape),
+                                             None if w is None else list(w.shape))
+        i = far(w, g, None, c["TOLERANCE_DTYPE"])
+        return None if i is None else "%s[%d] = %r, PyTorch's %r" % (c["OUTPUT"], i, g[i].item(), w[i].item())
     if prop == "result":
         if got["shape"] != want["shape"]:
             return "a result of shape %s, PyTorch's is %s" % (got["shape"], want["shape"])
@@ -173,7 +196,7 @@ def main(c):
     """The case c's answers, PyTorch's and its kernel's (KERNEL, or MODULE:FUNCTION given to the script), a
     line each; 1 while the bug shows, 0 once it is gone."""
     name = sys.argv[1] if c.get("__name__") == "__main__" and len(sys.argv) > 1 else c["KERNEL"]
-    want, got = outcome(c["PYTORCH"], c), outcome(load(name), c)
+    want, got = outcome(c["PYTORCH"], c), outcome(load(name), c, kernel=True)
     print("PyTorch: %s\nkernel:  %s" % (said(want), said(got)))
     why = differs(want, got, c)
     print("BUG: %s" % why if why else "fixed: the kernel keeps PyTorch's contract on this call")

@@ -100,8 +100,10 @@ void lf_report_json(FILE *out, const char *file, const lf_case *c, const lf_verd
     json_object_set_new(o, "spec", result_json(&v->spec, false));
     if (v->backward_asked && v->spec_backward.kind == LF_OUTCOME_DEVICE_ASSERT)
         json_object_set_new(o, "spec_backward", result_json(&v->spec_backward, false));
-    double *up = v->backward_asked ? malloc(sizeof(double) * ((size_t)v->spec.n + 1)) : NULL;
-    if (up) { /* the upstream gradient the paths' backward got: another runner (torch) can take the same */
+    /* the upstream gradient the paths' backward got (or a kernel's would get: lossfuzz export's scripts take it) */
+    bool upstream = v->backward_asked || (c->backward.given && v->spec.kind == LF_OUTCOME_OK);
+    double *up = upstream ? malloc(sizeof(double) * ((size_t)v->spec.n + 1)) : NULL;
+    if (up) { /* another runner (torch) can take the same */
         lf_upstream_values(&c->backward, v->spec.n, up);
         json_object_set_new(o, "upstream", numbers(up, v->spec.n));
         free(up);
