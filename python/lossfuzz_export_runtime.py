@@ -103,6 +103,10 @@ def outcome(fn, c, kernel=False):
     wanted = [(k, named[k]) for k in c["GRADS"] if k in named and named[k].is_floating_point()]
     for _, t in wanted:
         t.requires_grad_(True)
+    if c["PROPERTY"] == "softmax":  # the input is softmax's output, which softmax saved for its backward
+        leaf = positional["input"].detach().clone().requires_grad_(True)
+        positional["input"] = torch.softmax(leaf, -1)
+        args, wanted = list(positional.values()), [("input", leaf)]
     if kernel:
         options = {c.get("KEYWORDS", {}).get(k, k): v for k, v in options.items() if k != "vocab_last"}
     try:
@@ -177,18 +181,19 @@ def differs(want, got, c):
         i = far(want["value"], got["value"], c["SCALE"], c["TOLERANCE_DTYPE"])
         return None if i is None else "value[%d] = %r, PyTorch's %r" % (i, got["value"][i].item(),
                                                                            want["value"][i].item())
-    for k, w in want["grads"].items():  # PROPERTY == "grad"
+    for k, w in want["grads"].items():  # PROPERTY "grad", or "softmax": d of softmax's input
+        k_name = "(softmax's input)" if prop == "softmax" else k
         g = got["grads"].get(k)
         if isinstance(w, str) or w is None:
             continue  # PyTorch's own backward fails here, or gives none
         if g is None or isinstance(g, str):
-            return "d %s: %s" % (k, g or "no gradient")
+            return "d %s: %s" % (k_name, g or "no gradient")
         if g.shape != w.shape or g.dtype != w.dtype:
-            return "d %s is %s %s, PyTorch's %s %s" % (k, list(g.shape), g.dtype, list(w.shape), w.dtype)
-        i = far(w.double().reshape(-1), g.double().reshape(-1), c["GRAD_SCALE"] if k == "input" else None,
-                c["TOLERANCE_DTYPE"])
+            return "d %s is %s %s, PyTorch's %s %s" % (k_name, list(g.shape), g.dtype, list(w.shape), w.dtype)
+        i = far(w.double().reshape(-1), g.double().reshape(-1),
+                c["GRAD_SCALE"] if k == "input" and prop == "grad" else None, c["TOLERANCE_DTYPE"])
         if i is not None:
-            return "d %s[%d] = %r, PyTorch's %r" % (k, i, g.reshape(-1)[i].item(), w.reshape(-1)[i].item())
+            return "d %s[%d] = %r, PyTorch's %r" % (k_name, i, g.reshape(-1)[i].item(), w.reshape(-1)[i].item())
     return None
 
 
