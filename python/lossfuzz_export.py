@@ -116,6 +116,7 @@ class Entry:
         self.property = next((p for start, p in PROPERTIES if cls.startswith(start)), "runs")
         self.output = cls.split("/")[2] if cls.startswith("output-mismatch/") and cls.count("/") >= 2 else None
         spec = self.check.get("spec") or {}
+        self.crashed = self.property == "runs"  # its script tries the call in a child process first
         if self.property == "runs":  # a crash, a hang or a stray access: PyTorch's answer says what is right
             self.property = "rejects" if spec.get("outcome") != "ok" else "result"
 
@@ -184,6 +185,8 @@ class Entry:
         lines.append("GRAD_SCALE = %s  # the same for d input" %
                      ("None" if not gscale else "[%s]" % ", ".join(number(v) for v in gscale)))
         lines.append("TOLERANCE_DTYPE = %r" % (spec.get("tolerance_dtype") or "float64"))
+        if self.crashed:
+            lines.append("CRASHED = True  # the kernel's process died on it: its call is tried in a child first")
         lines.append("PROPERTY = %r  # what the kernel broke%s" % (self.property, "" if not self.output else
                                                                      "; OUTPUT: which of its outputs"))
         if self.output:
@@ -333,7 +336,17 @@ def campaign_entries(lossfuzz, facts, folder):
                                  row.get("pytorch") or "", row.get("kernel") or ""))
         except ExportError as e:
             skipped.append(str(e))
+            write_why_not(row["file"], str(e))
     return entries, skipped, name
+
+
+def write_why_not(repro, why):
+    """An entry without a standalone script still gets ENTRY.py: one that says why, and how to replay it
+    (exit 2, neither the bug's 1 nor a fix's 0)."""
+    text = why.replace('"""', "'''")
+    with open(os.path.splitext(repro)[0] + ".py", "w") as f:
+        f.write('#!/usr/bin/env python3\n"""No standalone script for this entry yet: %s"""\nimport sys\n\n'
+                "print(%r)\nsys.exit(2)\n" % (text, "lossfuzz export: " + text))
 
 
 def export(lossfuzz, paths, kernel=None, out=None, pytest=None):
