@@ -198,6 +198,13 @@ class Entry:
                          list(self.claims.get("outputs") or ["loss"]))
         return "\n".join(lines), blob
 
+    def stand_in(self):
+        """PyTorch's own function as MODULE:FUNCTION, for a script's command line; the LLM family's options have
+        none (the script's definitions compose them): a faithful composition of the caller's takes its place."""
+        if self.llm:
+            return "a faithful composition with F.cross_entropy's signature and these options"
+        return "torch.nn.functional:" + self.pytorch_call()[2:]
+
     def pytorch_call(self):
         if self.llm:
             return "definitions"
@@ -242,13 +249,13 @@ lossfuzz found this in %s:
   kernel:  %s
 
     python %s.py                   the kernel as the campaign called it: %s
-    python %s.py MODULE:FUNCTION   another callable in its place (PyTorch's own: torch.nn.functional:%s)
+    python %s.py MODULE:FUNCTION   another callable in its place (PyTorch's own: %s)
 
 Prints both sides; exits 1 while the bug shows, 0 once it is gone. Needs torch
 (and the kernel's own package), not lossfuzz; without a GPU, Triton kernels run
 in Triton's interpreter. Written by `lossfuzz export`."""
 ''' % (entry.cls, entry.detail.replace('"""', "'''")[:300], entry.kernel, entry.detail[:400].replace('"""', "'''"),
-       entry.pytorch, entry.kernel_said, name, entry.kernel, name, entry.pytorch_call()[2:])
+       entry.pytorch, entry.kernel_said, name, entry.kernel, name, entry.stand_in())
 
 
 PRELUDE = """import os
