@@ -81,20 +81,25 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def where(kernel):
-    """A py:FILE.py:FUNCTION kernel by its absolute path where the file is found from here (the campaign's
-    folder), so the script runs from anywhere on this machine; a dotted module as it is."""
-    module, _, fn = kernel[3:].rpartition(":") if kernel.startswith("py:") else ("", "", "")
-    if module.endswith(".py") and os.path.isfile(module):
-        return "py:%s:%s" % (os.path.abspath(module), fn)
-    return kernel
+def root_of(kernel):
+    """The folder a py:FILE.py:FUNCTION kernel's relative path starts from (where lossfuzz ran: this one), or
+    None for a dotted module or an absolute path."""
+    module = kernel[3:].rpartition(":")[0] if kernel.startswith("py:") else ""
+    return os.getcwd() if module.endswith(".py") and not os.path.isabs(module) and os.path.isfile(module) else None
+
+
+def roots(entry, folder):
+    """Where a script in `folder` looks for its kernel's file: the campaign's folder relative to the script (a
+    script kept in the same tree runs in any clone of it), then by its absolute path (anywhere on this machine)."""
+    return [os.path.relpath(entry.root, folder), entry.root] if entry.root else []
 
 
 class Entry:
     """One entry: its case (tensors explicit), its class, the spec's answer and the kernel's call."""
 
     def __init__(self, lossfuzz, facts, path, kernel, cls, detail="", pytorch="", kernel_said=""):
-        self.path, self.kernel, self.cls, self.detail = path, where(kernel), cls, detail
+        self.path, self.kernel, self.cls, self.detail = path, kernel, cls, detail
+        self.root = root_of(kernel)
         self.pytorch, self.kernel_said = pytorch, kernel_said
         self.case = json.loads(lossfuzz_json(lossfuzz, "show", "--values", path))
         self.check = json.loads(lossfuzz_json(lossfuzz, "check", "--json", path).splitlines()[0])
@@ -284,7 +289,8 @@ def write_script(entry, out_dir, name):
     if blob:
         write_safetensors(os.path.join(out_dir, name + ".safetensors"), blob)
     text = header(entry, name) + PRELUDE + (LLM_HEAD + definitions() + "\n\n" if entry.llm else "") + \
-        "KERNEL = %r\nPYTORCH = %s\nBLOB = %r\n\n" % (entry.kernel, entry.pytorch_call(), name + ".safetensors") + \
+        "KERNEL = %r\nROOTS = %r  # where KERNEL's file is looked for: from here, then as on the machine it was found\n" \
+        "PYTORCH = %s\nBLOB = %r\n\n" % (entry.kernel, roots(entry, out_dir), entry.pytorch_call(), name + ".safetensors") + \
         case + "\n\n# ---- how the case is run and judged: the same in every script `lossfuzz export` writes\n" + \
         runtime.SOURCE + "\n\nif __name__ == \"__main__\":\n    sys.exit(main(globals()))\n"
     path = os.path.join(out_dir, name + ".py")
@@ -425,8 +431,9 @@ def write_pytest(path, entries):
         case, blob = entry.script_case(name + ".safetensors")
         if blob:
             write_safetensors(os.path.join(folder, name + ".safetensors"), blob)
-        body = "KERNEL = %r\nPYTORCH = %s\nBLOB = %r\n%s\nassert main(locals()) == 0, %r" % (
-            entry.kernel, entry.pytorch_call(), name + ".safetensors", case, entry.cls + ": " + entry.detail[:200])
+        body = "KERNEL = %r\nROOTS = %r\nPYTORCH = %s\nBLOB = %r\n%s\nassert main(locals()) == 0, %r" % (
+            entry.kernel, roots(entry, folder), entry.pytorch_call(), name + ".safetensors", case,
+            entry.cls + ": " + entry.detail[:200])
         parts.append("\n\ndef test_%s():\n    \"\"\"%s\"\"\"\n%s\n" % (
             name, entry.cls, "\n".join("    " + line if line else "" for line in body.split("\n"))))
     with open(path, "w") as f:

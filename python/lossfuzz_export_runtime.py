@@ -54,14 +54,16 @@ def tensor(dtype, shape, values, strides=None, offset=0):
     return storage.as_strided(shape, strides, offset)
 
 
-def load(name):
-    """A callable by MODULE:FUNCTION (a dotted module or a .py file; lossfuzz's py: prefix taken off)."""
+def load(name, roots=()):
+    """A callable by MODULE:FUNCTION (a dotted module or a .py file, looked for from the current folder, this
+    script's, then each of `roots` (relative to this script, or absolute); lossfuzz's py: prefix taken off)."""
     name = name[3:] if name.startswith("py:") else name
     module, _, fn = name.rpartition(":")
     if module.endswith(".so"):
         sys.exit("%s is a C kernel: replay its repro with `lossfuzz check --kernel %s REPRO.json`" % (module, module))
     if module.endswith(".py"):
-        path = next((p for p in (module, os.path.join(HERE, module)) if os.path.isfile(p)), module)
+        places = [module, os.path.join(HERE, module)] + [os.path.join(HERE, r, module) for r in roots]
+        path = next((p for p in places if os.path.isfile(p)), module)
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
         mod = importlib.util.module_from_spec(spec)
@@ -219,7 +221,7 @@ def main(c):
     """The case c's answers, PyTorch's and its kernel's (KERNEL, or MODULE:FUNCTION given to the script), a
     line each; 1 while the bug shows, 0 once it is gone."""
     name = sys.argv[1] if c.get("__name__") == "__main__" and len(sys.argv) > 1 else c["KERNEL"]
-    kernel = load(name)
+    kernel = load(name, c.get("ROOTS", ()) if name == c["KERNEL"] else ())
     died = crashes(kernel, c, "own" if name == c["KERNEL"] else "other") if c.get("CRASHED") else None
     if died:
         print("kernel:  %s\nBUG: the kernel crashed" % died)
