@@ -18,9 +18,11 @@ import argparse
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
+import textwrap
 
 import lossfuzz_export_runtime as runtime
 
@@ -82,16 +84,59 @@ def write_safetensors(path, tensors):
 
 
 def root_of(kernel):
-    """The folder a py:FILE.py:FUNCTION kernel's relative path starts from (where lossfuzz ran: this one), or
-    None for a dotted module or an absolute path."""
-    module = kernel[3:].rpartition(":")[0] if kernel.startswith("py:") else ""
-    return os.getcwd() if module.endswith(".py") and not os.path.isabs(module) and os.path.isfile(module) else None
+    """The folder a kernel's relative file (py:FILE.py:FUNCTION, or a C/CUDA LIB.so) starts from (where lossfuzz
+    ran: this one), or None for a dotted module or an absolute path."""
+    module = kernel[3:].rpartition(":")[0] if kernel.startswith("py:") else kernel.partition(":")[0]
+    kept = module.endswith(".py") or module.endswith(".so")
+    return os.getcwd() if kept and not os.path.isabs(module) and os.path.isfile(module) else None
 
 
-def roots(entry, folder):
-    """Where a script in `folder` looks for its kernel's file: the campaign's folder relative to the script (a
-    script kept in the same tree runs in any clone of it), then by its absolute path (anywhere on this machine)."""
-    return [os.path.relpath(entry.root, folder), entry.root] if entry.root else []
+LOSSFUZZ_TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOSSFUZZ_BIN = "lossfuzz"  # what a C library's script replays its repro with (main() sets the one that ran)
+MENDS = "triton_interpreter_mends.py"  # lossfuzz_triton_compat, beside the scripts: Triton's interpreter on a CPU
+
+
+def own_files(path):
+    """A kernel file of lossfuzz's tree (a released kernel's adapter, an example) and the modules beside it that
+    it imports, or [] where one of them imports lossfuzz itself (that kernel's scripts need lossfuzz)."""
+    files, todo = [], [path]
+    while todo:
+        f = todo.pop()
+        if f in files:
+            continue
+        text = open(f).read()
+        if re.search(r"^\s*(from|import)\s+lossfuzz", text, re.M):
+            return []
+        files.append(f)
+        for name in re.findall(r"^\s*(?:from|import)\s+(\w+)", text, re.M):
+            beside = os.path.join(os.path.dirname(f), name + ".py")
+            if os.path.isfile(beside):
+                todo.append(beside)
+    return files
+
+
+def carry(entry, folder):
+    """(KERNEL, ROOTS) of a script in `folder`. A kernel file in lossfuzz's own tree is copied beside the script
+    (with the files it imports from its folder): the script then needs only torch and the kernel's package. Any
+    other kernel's file is looked for from the campaign's folder relative to the script (a script kept in the same
+    tree runs in any clone of it), then by its absolute path (anywhere on this machine)."""
+    module, _, fn = entry.kernel[3:].rpartition(":") if entry.kernel.startswith("py:") else ("", "", "")
+    path = os.path.abspath(module) if module.endswith(".py") else ""
+    files = own_files(path) if path.startswith(LOSSFUZZ_TREE + os.sep) and os.path.isfile(path) else []
+    for f in files:
+        to = os.path.join(folder, os.path.basename(f))
+        if os.path.abspath(to) != f:
+            shutil.copyfile(f, to)
+    if files:
+        return "py:%s:%s" % (os.path.basename(path), fn), []
+    return entry.kernel, ([os.path.relpath(entry.root, folder), entry.root] if entry.root else [])
+
+
+def carry_mends(folder):
+    """Triton's interpreter needs lossfuzz's mends on a CPU (bfloat16, Python floats, libdevice): a copy beside
+    the scripts, imported by them when there is no GPU."""
+    shutil.copyfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lossfuzz_triton_compat.py"),
+                    os.path.join(folder, MENDS))
 
 
 class Entry:
@@ -191,7 +236,7 @@ class Entry:
                      ("None" if not gscale else "[%s]" % ", ".join(number(v) for v in gscale)))
         lines.append("TOLERANCE_DTYPE = %r" % (spec.get("tolerance_dtype") or "float64"))
         if self.crashed:
-            lines.append("CRASHED = True  # the kernel's process died on it: its call is tried in a child first")
+            lines.append("CRASHED = True  # the kernel's process died on it: its call is made in a child process")
         lines.append("PROPERTY = %r  # what the kernel broke%s" % (self.property, "" if not self.output else
                                                                      "; OUTPUT: which of its outputs"))
         if self.output:
@@ -244,23 +289,31 @@ def stem_of(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def header(entry, name):
+def header(entry, name, kernel):
+    how = "the kernel as the campaign called it: %s" % kernel
+    if kernel != entry.kernel:
+        how += " (lossfuzz's call of the kernel's package, copied beside this script)"
+    if kernel.endswith(".so") or ".so:" in kernel:
+        how += " - a C/CUDA library: this script replays it through lossfuzz (`lossfuzz check`), which it then needs"
+    note = entry.case.get("note") or ""  # a kept finding's own words (findings/), not a campaign's stock note
+    note = "" if note.startswith("minimized by") else "\n" + textwrap.fill(note.replace('"""', "'''"), 79) + "\n"
     return '''#!/usr/bin/env python3
 """%s: %s
-
+%s
 lossfuzz found this in %s:
   %s
   PyTorch: %s
   kernel:  %s
 
-    python %s.py                   the kernel as the campaign called it: %s
+    python %s.py                   %s
     python %s.py MODULE:FUNCTION   another callable in its place (PyTorch's own: %s)
 
-Prints both sides; exits 1 while the bug shows, 0 once it is gone. Needs torch
-(and the kernel's own package), not lossfuzz; without a GPU, Triton kernels run
-in Triton's interpreter. Written by `lossfuzz export`."""
-''' % (entry.cls, entry.detail.replace('"""', "'''")[:300], entry.kernel, entry.detail[:400].replace('"""', "'''"),
-       entry.pytorch, entry.kernel_said, name, entry.kernel, name, entry.stand_in())
+Prints both sides; exits 1 while the bug shows, 0 once it is gone, 2 where the
+kernel cannot be called (its package missing). Needs torch (and the kernel's
+own package), not lossfuzz; without a GPU, Triton kernels run in Triton's
+interpreter (which needs numpy). Written by `lossfuzz export`."""
+''' % (entry.cls, entry.detail.replace('"""', "'''")[:300], note, entry.kernel, entry.detail[:400].replace('"""', "'''"),
+       entry.pytorch, entry.kernel_said, name, how, name, entry.stand_in())
 
 
 PRELUDE = """import os
@@ -270,10 +323,10 @@ import torch
 import torch.nn.functional as F
 
 if not torch.cuda.is_available():  # a Triton kernel then runs in Triton's interpreter, with lossfuzz's mends of
-    os.environ.setdefault("TRITON_INTERPRET", "1")  # it where they are found (bfloat16, Python floats, libdevice)
-    sys.path.append(os.environ.get("LOSSFUZZ_PYTHON_DIR", %r))
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # it (bfloat16, Python floats, libdevice) where they are beside
     try:
-        __import__("lossfuzz_triton_compat").enable_interpreter()
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        __import__("%s").enable_interpreter()
     except ImportError:
         pass
 nan, inf = float("nan"), float("inf")
@@ -281,16 +334,25 @@ nan, inf = float("nan"), float("inf")
 """
 
 
-PRELUDE = PRELUDE % os.path.dirname(os.path.abspath(__file__))
+PRELUDE = PRELUDE % MENDS[:-3]
+
+
+def repro_line(entry):
+    """A C/CUDA library's script replays its repro through lossfuzz: where the repro and lossfuzz are."""
+    if ".so" not in entry.kernel:
+        return ""
+    return "REPRO = %r  # replayed by `lossfuzz check` (LOSSFUZZ: %r)\nLOSSFUZZ = %r\n" % (
+        os.path.abspath(entry.path), LOSSFUZZ_BIN, LOSSFUZZ_BIN)
 
 
 def write_script(entry, out_dir, name):
     case, blob = entry.script_case(name + ".safetensors")
     if blob:
         write_safetensors(os.path.join(out_dir, name + ".safetensors"), blob)
-    text = header(entry, name) + PRELUDE + (LLM_HEAD + definitions() + "\n\n" if entry.llm else "") + \
+    kernel, roots = carry(entry, out_dir)
+    text = header(entry, name, kernel) + PRELUDE + (LLM_HEAD + definitions() + "\n\n" if entry.llm else "") + \
         "KERNEL = %r\nROOTS = %r  # where KERNEL's file is looked for: from here, then as on the machine it was found\n" \
-        "PYTORCH = %s\nBLOB = %r\n\n" % (entry.kernel, roots(entry, out_dir), entry.pytorch_call(), name + ".safetensors") + \
+        "PYTORCH = %s\nBLOB = %r\n%s\n" % (kernel, roots, entry.pytorch_call(), name + ".safetensors", repro_line(entry)) + \
         case + "\n\n# ---- how the case is run and judged: the same in every script `lossfuzz export` writes\n" + \
         runtime.SOURCE + "\n\nif __name__ == \"__main__\":\n    sys.exit(main(globals()))\n"
     path = os.path.join(out_dir, name + ".py")
@@ -332,7 +394,7 @@ def write_issue(entry, out_dir, name, lossfuzz, kernel_name):
         f.write(text)
 
 
-def campaign_entries(lossfuzz, facts, folder):
+def campaign_entries(lossfuzz, facts, folder, out=None):
     with open(os.path.join(folder, "report.json")) as f:
         report = json.load(f)
     entries, skipped, name = [], [], None
@@ -349,15 +411,17 @@ def campaign_entries(lossfuzz, facts, folder):
                                  row.get("pytorch") or "", row.get("kernel") or ""))
         except ExportError as e:
             skipped.append(str(e))
-            write_why_not(row["file"], str(e))
+            write_why_not(row["file"], str(e), out)
     return entries, skipped, name
 
 
-def write_why_not(repro, why):
-    """An entry without a standalone script still gets ENTRY.py: one that says why, and how to replay it
-    (exit 2, neither the bug's 1 nor a fix's 0)."""
+def write_why_not(repro, why, out=None):
+    """An entry without a standalone script still gets ENTRY.py (in `out`, else beside its repro): one that says
+    why, and how to replay it (exit 2, neither the bug's 1 nor a fix's 0)."""
     text = why.replace('"""', "'''")
-    with open(os.path.splitext(repro)[0] + ".py", "w") as f:
+    if out:
+        os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out or os.path.dirname(repro), stem_of(repro) + ".py"), "w") as f:
         f.write('#!/usr/bin/env python3\n"""No standalone script for this entry yet: %s"""\nimport sys\n\n'
                 "print(%r)\nsys.exit(2)\n" % (text, "lossfuzz export: " + text))
 
@@ -369,22 +433,28 @@ def export(lossfuzz, paths, kernel=None, out=None, pytest=None):
         if not os.path.exists(path):
             raise ExportError("%s: no such file or folder" % path)
         if os.path.isdir(path):
-            e, s, kernel_name = campaign_entries(lossfuzz, facts, path)
+            e, s, kernel_name = campaign_entries(lossfuzz, facts, path, out)
             entries += [(x, out or os.path.join(path, "repros")) for x in e]
             skipped += s
-        else:
-            if not kernel:
-                raise ExportError("%s: one repro needs --kernel (a campaign folder's report names it)" % path)
-            verdict = json.loads(lossfuzz_json(lossfuzz, "check", "--json", "--kernel", kernel, path).splitlines()[0])
+    files = [p for p in paths if not os.path.isdir(p)]
+    if files and not kernel:
+        raise ExportError("%s: a repro needs --kernel (a campaign folder's report names it)" % files[0])
+    if files:  # one replay of them all on the kernel: one worker, one import of its package
+        verdicts = [json.loads(line) for line in lossfuzz_json(lossfuzz, "check", "--json", "--kernel", kernel,
+                                                               *files).splitlines() if line.startswith("{")]
+        for path, verdict in zip(files, verdicts):
             if not verdict.get("finding"):
-                raise ExportError("%s: no finding on %s now: nothing to export" % (path, kernel))
+                skipped.append("%s: no finding on %s now (fixed?)" % (path, kernel))
+                continue
             k = verdict.get("kernel") or {}
             entries.append((Entry(lossfuzz, facts, path, kernel, verdict["finding"], verdict.get("detail") or "",
-                                  str((verdict.get("spec") or {}).get("value", "")), str(k.get("value", k.get("message", "")))),
+                                  str((verdict.get("spec") or {}).get("value", "")),
+                                  str(k.get("value", k.get("message", "")))),
                             out or os.path.dirname(os.path.abspath(path))))
     written = []
     for entry, folder in entries:
         os.makedirs(folder, exist_ok=True)
+        carry_mends(folder)
         name = stem_of(entry.path)
         written.append(write_script(entry, folder, name))
         write_issue(entry, folder, name, lossfuzz, kernel_name)
@@ -392,6 +462,7 @@ def export(lossfuzz, paths, kernel=None, out=None, pytest=None):
         if os.path.isdir(path) and not out:
             name_scripts(path, {os.path.abspath(e.path): w for (e, _), w in zip(entries, written)})
     if pytest:
+        carry_mends(os.path.dirname(os.path.abspath(pytest)))
         write_pytest(pytest, [e for e, _ in entries])
     return written, skipped
 
@@ -431,8 +502,9 @@ def write_pytest(path, entries):
         case, blob = entry.script_case(name + ".safetensors")
         if blob:
             write_safetensors(os.path.join(folder, name + ".safetensors"), blob)
-        body = "KERNEL = %r\nROOTS = %r\nPYTORCH = %s\nBLOB = %r\n%s\nassert main(locals()) == 0, %r" % (
-            entry.kernel, roots(entry, folder), entry.pytorch_call(), name + ".safetensors", case,
+        kernel, roots = carry(entry, folder)
+        body = "KERNEL = %r\nROOTS = %r\nPYTORCH = %s\nBLOB = %r\n%s%s\nassert main(locals()) == 0, %r" % (
+            kernel, roots, entry.pytorch_call(), name + ".safetensors", repro_line(entry), case,
             entry.cls + ": " + entry.detail[:200])
         parts.append("\n\ndef test_%s():\n    \"\"\"%s\"\"\"\n%s\n" % (
             name, entry.cls, "\n".join("    " + line if line else "" for line in body.split("\n"))))
@@ -449,6 +521,8 @@ def main():
     ap.add_argument("--pytest", help="also write the entries as one pytest file")
     ap.add_argument("--quiet", action="store_true", help="name no file written (`lossfuzz fuzz` runs it so)")
     a = ap.parse_args()
+    global LOSSFUZZ_BIN
+    LOSSFUZZ_BIN = os.path.abspath(a.lossfuzz) if os.sep in a.lossfuzz else a.lossfuzz
     try:
         written, skipped = export(a.lossfuzz, a.paths, a.kernel, a.out, a.pytest)
     except (ExportError, OSError, ValueError, KeyError) as e:

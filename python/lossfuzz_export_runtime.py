@@ -24,6 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 nan, inf = float("nan"), float("inf")
 # lossfuzz's tolerances (harness/model/case/lf_dtype.c): rtol, atol of the coarsest dtype the values passed through
 TOLERANCES = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6), "float16": (4e-3, 1e-4), "bfloat16": (3e-2, 1e-3)}
+# what a strided tensor's storage holds outside its view: NaN, PyTorch's default ignore_index, the void label
+POISON = {torch.int64: -100, torch.int32: -100, torch.uint8: 255, torch.bool: True}
 ST_DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16, "BF16": torch.bfloat16,
              "I64": torch.int64, "I32": torch.int32, "U8": torch.uint8, "BOOL": torch.bool}
 
@@ -39,12 +41,13 @@ def stored(name, blob):
 
 def tensor(dtype, shape, values, strides=None, offset=0):
     """The values (row-major) as a tensor of that shape, laid out with these strides and storage offset when
-    given: transposed, sliced or expanded, as the caller's tensor was."""
+    given: transposed, sliced or expanded, as the caller's tensor was. The storage outside the view, and as much
+    again past it, holds POISON: a kernel that reads the view as dense meets a value that shows there."""
     flat = torch.tensor(values, dtype=dtype).reshape(shape)
     if strides is None:
         return flat
     extent = offset + sum((d - 1) * s for d, s in zip(shape, strides)) + 1 if flat.numel() else 0
-    storage = torch.zeros(max(extent, offset), dtype=dtype)
+    storage = torch.full((max(extent, offset) + flat.numel(),), POISON.get(dtype, nan), dtype=dtype)
     where = torch.full(shape, offset, dtype=torch.int64)
     for d, (size, stride) in enumerate(zip(shape, strides)):
         view = [1] * len(shape)
@@ -59,8 +62,6 @@ def load(name, roots=()):
     script's, then each of `roots` (relative to this script, or absolute); lossfuzz's py: prefix taken off)."""
     name = name[3:] if name.startswith("py:") else name
     module, _, fn = name.rpartition(":")
-    if module.endswith(".so"):
-        sys.exit("%s is a C kernel: replay its repro with `lossfuzz check --kernel %s REPRO.json`" % (module, module))
     if module.endswith(".py"):
         places = [module, os.path.join(HERE, module)] + [os.path.join(HERE, r, module) for r in roots]
         path = next((p for p in places if os.path.isfile(p)), module)
@@ -202,33 +203,82 @@ def differs(want, got, c):
     return None
 
 
-def crashes(kernel, c, own):
-    """Whether the kernel's call kills its process (a stray read past an allocation, SIGSEGV): tried in a child
-    first where one can be forked without a CUDA context; what it died of, or None."""
+def in_child(kernel, c, own):
+    """The kernel's outcome, computed in a child process where one can be forked without a CUDA context, so that
+    a stray read past an allocation (SIGSEGV) kills only the child: (outcome, None) or (None, what it died of)."""
     if not hasattr(os, "fork") or torch.cuda.is_initialized():
-        return None
+        return outcome(kernel, c, kernel=own), None
+    import pickle
+    r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(r)
         try:
-            outcome(kernel, c, kernel=own)
-        finally:
-            os._exit(0)
+            data = pickle.dumps(outcome(kernel, c, kernel=own))
+        except BaseException as e:  # an outcome that cannot be sent back is still an answer
+            data = pickle.dumps({"raised": "%s: %s" % (type(e).__name__, str(e).split("\n")[0][:200])})
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
     _, status = os.waitpid(pid, 0)
-    return "died of signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    if os.WIFSIGNALED(status):
+        return None, "died of signal %d" % os.WTERMSIG(status)
+    return pickle.loads(data), None
+
+
+def replay_c(name, c):
+    """A C/CUDA library has no Python call: lossfuzz replays the repro on it (`lossfuzz check`), the one part of
+    such a script that needs lossfuzz; its verdict is printed, 1 while a finding shows."""
+    import subprocess
+    kernel = name[3:] if name.startswith("py:") else name
+    lib, _, symbol = kernel.partition(":")  # looked for as load() looks for a .py file
+    places = [lib, os.path.join(HERE, lib)] + [os.path.join(HERE, r, lib) for r in c.get("ROOTS", ())]
+    kernel = next((p for p in places if os.path.isfile(p)), lib) + (":" + symbol if symbol else "")
+    try:
+        out = subprocess.run([c.get("LOSSFUZZ", "lossfuzz"), "check", "--kernel", kernel, c["REPRO"]],
+                             capture_output=True, text=True)
+    except OSError as e:
+        return cannot_run(c, "a C/CUDA kernel is replayed by lossfuzz, not found here (%s): %s" % (c.get("LOSSFUZZ"), e))
+    print((out.stdout + out.stderr).strip())
+    if out.returncode not in (0, 1):
+        return cannot_run(c, "lossfuzz check could not replay %s (exit %d)" % (c["REPRO"], out.returncode))
+    return out.returncode
+
+
+class CannotRun(Exception):
+    """The kernel could not be called at all (its package missing, lossfuzz not found): no verdict either way."""
+
+
+def cannot_run(c, why):
+    """2 for a script, neither the bug's 1 nor a fix's 0; in a pytest test an error that is no failed assert."""
+    if c.get("__name__") != "__main__":
+        raise CannotRun(why)
+    print("CANNOT RUN: %s" % why, file=sys.stderr)
+    return 2
 
 
 def main(c):
     """The case c's answers, PyTorch's and its kernel's (KERNEL, or MODULE:FUNCTION given to the script), a
-    line each; 1 while the bug shows, 0 once it is gone."""
+    line each; 1 while the bug shows, 0 once it is gone, 2 where the kernel cannot be called."""
     name = sys.argv[1] if c.get("__name__") == "__main__" and len(sys.argv) > 1 else c["KERNEL"]
-    kernel = load(name, c.get("ROOTS", ()) if name == c["KERNEL"] else ())
-    died = crashes(kernel, c, "own" if name == c["KERNEL"] else "other") if c.get("CRASHED") else None
-    if died:
-        print("kernel:  %s\nBUG: the kernel crashed" % died)
-        return 1
+    if ".so" in name.rpartition(":")[0] or name.endswith(".so"):
+        return replay_c(name, c)
+    try:
+        kernel = load(name, c.get("ROOTS", ()) if name == c["KERNEL"] else ())
+    except Exception as e:  # its package, or a module it needs, is missing here
+        return cannot_run(c, "could not load %s: %s: %s" % (name, type(e).__name__, str(e).split("\n")[0]))
     # the campaign kernel's keywords and outputs are its own: another callable takes F.cross_entropy's
     own = "own" if name == c["KERNEL"] else "other"
-    want, got = outcome(c["PYTORCH"], c), outcome(kernel, c, kernel=own)
+    # the child first: a fork after PyTorch's threaded ops have run can hang in the child (OpenMP's pool)
+    got, died = in_child(kernel, c, own) if c.get("CRASHED") else (None, None)
+    want = outcome(c["PYTORCH"], c)
+    got = got or (None if died else outcome(kernel, c, kernel=own))
+    if died:
+        print("PyTorch: %s\nkernel:  %s\nBUG: the kernel crashed" % (said(want), died))
+        return 1
     print("PyTorch: %s\nkernel:  %s" % (said(want), said(got)))
     why = differs(want, got, c)
     print("BUG: %s" % why if why else "fixed: the kernel keeps PyTorch's contract on this call")

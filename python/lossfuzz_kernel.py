@@ -82,6 +82,8 @@ def import_module(name):
     if name.endswith(".py") or os.sep in name:
         if not os.path.isfile(name):
             raise KernelError("no file %s" % name)
+        if os.path.dirname(os.path.abspath(name)) not in sys.path:  # its sibling modules, as `python FILE` finds
+            sys.path.insert(0, os.path.dirname(os.path.abspath(name)))  # them
         spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(name))[0], name)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module

@@ -17,15 +17,10 @@ filter_eps=None, its documented switch for the unfiltered gradient.
     sh examples/kernels/released/install_released.sh
     lossfuzz fuzz --target fuzz_linear --seconds 60 \\
         --kernel py:examples/kernels/released/cut_cross_entropy_ce.py:linear_cross_entropy"""
-import os
-import sys
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "cut_cross_entropy-25.1.1"))
-if not os.path.isfile(os.path.join(ROOT, "cut_cross_entropy", "linear_cross_entropy.py")):
-    raise ImportError("cut-cross-entropy 25.1.1 is not in %s: run sh examples/kernels/released/install_released.sh"
-                      % ROOT)
-sys.path.insert(0, ROOT)
+import released_package
+
+released_package.pinned_first("cut_cross_entropy-25.1.1")  # else the environment's own
 
 import cut_cross_entropy  # noqa: E402
 

@@ -29,15 +29,11 @@ that forward does, its lines copied below.
     sh examples/kernels/released/install_released.sh
     lossfuzz fuzz --target fuzz_class --seconds 90 --kernel py:examples/kernels/released/fla_ce.py:cross_entropy
     lossfuzz fuzz --target fuzz_llm --seconds 90 --kernel py:examples/kernels/released/fla_ce.py:cross_entropy_llm"""
-import os
-import sys
 import warnings
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "fla_core-0.6.0"))
-if not os.path.isfile(os.path.join(ROOT, "fla", "modules", "fused_cross_entropy", "ops.py")):
-    raise ImportError("fla-core 0.6.0 is not in %s: run sh examples/kernels/released/install_released.sh" % ROOT)
-sys.path.insert(0, ROOT)
+import released_package
+
+released_package.pinned_first("fla_core-0.6.0")  # else the environment's own
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # "Triton is not supported on current platform, roll back to CPU."

@@ -22,14 +22,10 @@ documents a no-op: the adapter mends that (below) before the launches.
     lossfuzz fuzz --seconds 60 --kernel py:examples/kernels/released/flash_attn_triton_ce.py:cross_entropy
     lossfuzz fuzz --target fuzz_llm --seconds 60 \\
         --kernel py:examples/kernels/released/flash_attn_triton_ce.py:cross_entropy_llm"""
-import os
-import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released", "flash_attn-2.8.3")
-if not os.path.isfile(os.path.join(ROOT, "flash_attn", "ops", "triton", "cross_entropy.py")):
-    raise ImportError("flash-attention 2.8.3's cross_entropy.py is not in %s: run "
-                      "sh examples/kernels/released/install_released.sh" % os.path.normpath(ROOT))
-sys.path.insert(0, os.path.normpath(ROOT))
+import released_package
+
+released_package.pinned_first("flash_attn-2.8.3")  # else the environment's own
 
 import torch  # noqa: E402
 

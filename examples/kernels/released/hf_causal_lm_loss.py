@@ -17,14 +17,10 @@ on the same rows (without it, it shifts them by one token itself).
     sh examples/kernels/released/install_released.sh
     lossfuzz fuzz --target fuzz_llm --seconds 60 \\
         --kernel py:examples/kernels/released/hf_causal_lm_loss.py:cross_entropy"""
-import os
-import sys
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "transformers-5.23.0"))
-if not os.path.isfile(os.path.join(ROOT, "transformers", "loss", "loss_utils.py")):
-    raise ImportError("transformers 5.23.0 is not in %s: run sh examples/kernels/released/install_released.sh" % ROOT)
-sys.path.insert(0, ROOT)
+import released_package
+
+released_package.pinned_first("transformers-5.23.0")  # else the environment's own
 
 import transformers  # noqa: E402
 from transformers.loss.loss_utils import ForCausalLMLoss  # noqa: E402

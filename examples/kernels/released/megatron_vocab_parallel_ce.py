@@ -16,14 +16,9 @@ smoothing is NeMo's, eps * K / (K - 1) over the local shard, not PyTorch's
 (docs/llm-cross-entropy.md, "Where public kernels disagree" 2); it has no
 ignore_index (Megatron masks tokens with its loss_mask); its loss is float32
 for any logits."""
-import os
-import sys
+import released_package
 
-# megatron-core installed, or put into .released/ by install_released.sh
-_RELEASED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                         "megatron_core-0.16.1")
-if os.path.isdir(_RELEASED):
-    sys.path.insert(0, os.path.normpath(_RELEASED))
+released_package.pinned_first("megatron_core-0.16.1")  # else the environment's own megatron-core
 import megatron.core.tensor_parallel.cross_entropy as megatron_ce  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 

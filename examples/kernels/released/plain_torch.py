@@ -1,5 +1,5 @@
-"""What the released kernels' demonstrations (liger_bugs.py, megatron_bugs.py,
-liger_fused_linear_bugs.py, torch_chunked_bugs.py)
+"""What the hand-written demonstrations left (megatron_bugs.py,
+torch_chunked_bugs.py: the bugs `lossfuzz export` cannot write a script for)
 share: a call's answer as plain data, and the report of each bug against
 F.cross_entropy."""
 import torch

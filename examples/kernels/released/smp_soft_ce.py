@@ -24,12 +24,12 @@ import os
 import sys
 import types
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "segmentation_models_pytorch-0.6.0", "segmentation_models_pytorch", "losses"))
-for _name in ("soft_ce.py", "_functional.py"):
-    if not os.path.isfile(os.path.join(ROOT, _name)):
-        raise ImportError("segmentation_models_pytorch 0.6.0's losses/%s is not in %s: run "
-                          "sh examples/kernels/released/install_released.sh" % (_name, ROOT))
+import released_package
+
+# the package's folder, without running its __init__ (it imports timm and huggingface_hub)
+PACKAGE = released_package.package_folder("segmentation_models_pytorch", "segmentation_models_pytorch-0.6.0",
+                                          "segmentation-models-pytorch==0.6.0")
+ROOT = os.path.join(PACKAGE, "losses")
 
 # a package of the two files only, under a name of its own (soft_ce.py imports `._functional`)
 _PKG = "lossfuzz_smp_losses"

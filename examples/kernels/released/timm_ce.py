@@ -31,11 +31,11 @@ claimed, and d input comes from autograd.
 import importlib.util
 import os
 
-FILE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "timm-1.0.31", "timm", "loss", "cross_entropy.py"))
-if not os.path.isfile(FILE):
-    raise ImportError("timm 1.0.31's loss/cross_entropy.py is not at %s: run "
-                      "sh examples/kernels/released/install_released.sh" % FILE)
+import released_package
+
+# the package's folder, without running its __init__ (its models need torchvision)
+PACKAGE = released_package.package_folder("timm", "timm-1.0.31", "timm==1.0.31")
+FILE = os.path.join(PACKAGE, "loss", "cross_entropy.py")
 _spec = importlib.util.spec_from_file_location("timm_loss_cross_entropy", FILE)
 timm_ce = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(timm_ce)

@@ -22,11 +22,11 @@ token each; a 1-D call is outside its API.
 import importlib.util
 import os
 
-PATH = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "torchtune-0.6.1", "torchtune", "modules", "loss", "ce_chunked_output_loss.py"))
-if not os.path.isfile(PATH):
-    raise ImportError("torchtune 0.6.1 is not in .released/ (no %s): run "
-                      "sh examples/kernels/released/install_released.sh" % PATH)
+import released_package
+
+# the package's folder, without running its __init__ (it imports torchao and more)
+PACKAGE = released_package.package_folder("torchtune", "torchtune-0.6.1", "torchtune==0.6.1")
+PATH = os.path.join(PACKAGE, "modules", "loss", "ce_chunked_output_loss.py")
 _spec = importlib.util.spec_from_file_location("torchtune_ce_chunked_output_loss", PATH)
 _module = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_module)

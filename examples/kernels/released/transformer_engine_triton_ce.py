@@ -28,18 +28,14 @@ CrossEntropyFunction.apply(..., overwrite_input=False).
 
     sh examples/kernels/released/install_released.sh
     lossfuzz fuzz --seconds 60 --kernel py:examples/kernels/released/transformer_engine_triton_ce.py:cross_entropy"""
-import os
 import sys
 import types
 
 import torch
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "transformer_engine-2.20.2"))
-if not os.path.isfile(os.path.join(ROOT, "transformer_engine", "pytorch", "cross_entropy.py")):
-    raise ImportError("TransformerEngine 2.20.2's cross_entropy.py is not in %s: run "
-                      "sh examples/kernels/released/install_released.sh" % ROOT)
-sys.path.insert(0, ROOT)
+import released_package
+
+released_package.pinned_first("transformer_engine-2.20.2")  # else the environment's own
 
 
 def _no_torch_dynamo(recursive=True, when=None):  # transformer_engine/pytorch/jit.py, outside ONNX export

@@ -43,12 +43,11 @@ import triton.language as tl
 from packaging.version import Version
 from triton.language.extra import libdevice
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", ".released",
-                                     "unsloth-2026.10.9", "unsloth", "kernels"))
-for _name in ("cross_entropy_loss.py", "utils.py", "rope_embedding.py"):
-    if not os.path.isfile(os.path.join(ROOT, _name)):
-        raise ImportError("unsloth 2026.10.9's kernels/%s is not in %s: run "
-                          "sh examples/kernels/released/install_released.sh" % (_name, ROOT))
+import released_package
+
+# the package's folder, without running its __init__ (it needs a GPU and unsloth_zoo)
+PACKAGE = released_package.package_folder("unsloth", "unsloth-2026.10.9", "unsloth==2026.10.9")
+ROOT = os.path.join(PACKAGE, "kernels")
 
 
 def _source_of(path, names, namespace):
