@@ -46,6 +46,9 @@ if [ -x .venv-debian/bin/python3 ]; then
         -R '^(conformance/pytorch|cli/executor|python/(worker|api|triton_empty|triton_interp))$'
     total=$((total + 6))
 fi
+stage "saved inputs keep their meaning: the shipped seeds decode the same with a loss added"
+ci/corpus-stability.sh
+total=$((total + 1))
 stage "planted bugs"
 ci/mutants.sh
 total=$((total + $(grep -c '^[a-z]' fuzzers/mutants/mutants.txt)))

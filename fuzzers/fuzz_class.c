@@ -1,5 +1,5 @@
-/* fuzz_class.c - fuzz target: cross_entropy with class-index targets and
- * nll_loss (1-D, 2-D and spatial inputs), through spec, reference and guard.
+/* fuzz_class.c - fuzz target: the losses of harness/model/case/lf_losses.def that
+ * take class-index targets (1-D, 2-D and spatial inputs), through spec, reference and guard.
  * Engine-neutral: built for libFuzzer, AFL++ and the replay driver. */
 #include "lf_fuzz.h"
 

@@ -1,5 +1,5 @@
-/* fuzz_prob.c - fuzz target: cross_entropy with probability targets and
- * binary_cross_entropy_with_logits, through spec, reference and guard.
+/* fuzz_prob.c - fuzz target: the losses of harness/model/case/lf_losses.def that
+ * take probability or binary targets, through spec, reference and guard.
  * Engine-neutral: built for libFuzzer, AFL++ and the replay driver. */
 #include "lf_fuzz.h"
 

@@ -5,7 +5,7 @@ assert for the IndexError the CPU raises where CUDA's kernels assert.
 Shared by the PyTorch worker (lossfuzz_worker.py) and the CPU conformance run
 (ci/conformance/torch_cpu.py), so both name errors alike. Needs no torch.
 
-A case is any object with `loss` (CE, NLL, BCE, ...), `dtype(name)`, the dtype
+A case is any object with `loss` (CROSS_ENTROPY, NLL, BCE_WITH_LOGITS, ...), `dtype(name)`, the dtype
 name of tensor `name` ("input", "target", "weight", ...) or None when absent,
 and `ndim(name)`, its number of dims;
 assert_value() also reads its `reduction` name. Each loss's own messages come
@@ -13,9 +13,11 @@ from its home's row on the C side (`lossfuzz describe --json`: read_losses)."""
 import builtins
 import re
 
-# Loss names, as the case files and the worker protocol spell them. LINEAR is
-# cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
-CE, NLL, BCE, LINEAR = "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "linear_cross_entropy"
+# Loss names, as the case files and the worker protocol spell them, each as its row's ID in the one table,
+# harness/model/case/lf_losses.def (`lossfuzz describe --json` gives the rest of its facts).
+# LINEAR_CROSS_ENTROPY is cross_entropy(linear(input, linear_weight, linear_bias), target, ...).
+CROSS_ENTROPY, NLL, LINEAR_CROSS_ENTROPY = "cross_entropy", "nll_loss", "linear_cross_entropy"
+BCE_WITH_LOGITS, BCE, MULTI_MARGIN = "binary_cross_entropy_with_logits", "binary_cross_entropy", "multi_margin_loss"
 
 
 # An IndexError with this message is what CUDA reports as a device-side assert.
@@ -44,7 +46,7 @@ def read_losses(losses):
 def logits_ndim(c):
     """The rank of the logits cross_entropy gets: a fused linear's
     [*input.shape[:-1], C, d1..dK] for linear_weight [C, d1..dK, H]."""
-    if c.loss == LINEAR and c.ndim("input") and c.ndim("linear_weight"):
+    if c.loss == LINEAR_CROSS_ENTROPY and c.ndim("input") and c.ndim("linear_weight"):
         return c.ndim("input") - 1 + c.ndim("linear_weight") - 1
     return c.ndim("input") or 0
 
@@ -59,14 +61,15 @@ ERROR_TABLE = [
      r"|expected equal input and linear_weight last dimensions|expected linear_bias shape"
      r"|K-dimensional loss defined by linear_weight shape"
      r"|mat1 and mat2 shapes cannot be multiplied|size mismatch, got|t\(\) expects a tensor with <= 2"
-     r"|The size of tensor a .* must match the size of tensor b", "linear_shape", lambda c: c.loss == LINEAR),
+     r"|The size of tensor a .* must match the size of tensor b", "linear_shape",
+     lambda c: c.loss == LINEAR_CROSS_ENTROPY),
     (r"ignore_index cannot be specified when target contains probabilities", "prob_ignore_index",
-     lambda c: c.loss == LINEAR),
+     lambda c: c.loss == LINEAR_CROSS_ENTROPY),
     # torch 2.15's LinearCrossEntropyOptions (its __post_init__ and _adjust) and its chunked op's acc_dtype
     (r"^invalid acc_policy: |^invalid chunking_method: |^batch_chunk_size must be positive int or None"
      r"|^acc_dtype must be one of |give different chunk sizes .*; pass only one"
      r"|^linear_cross_entropy supports float32 acc_dtype with float16/bfloat16 inputs", "chunk_options",
-     lambda c: c.loss == LINEAR),
+     lambda c: c.loss == LINEAR_CROSS_ENTROPY),
     (r"Dimension specified as 0 but tensor has no dimensions", "target_shape",  # target.size(0) of a 0-D target
      lambda c: c.ndim("target") == 0 and logits_ndim(c) >= 2),
     (r"Dimension specified as 0 but tensor has no dimensions", "weight_shape",  # label smoothing's view
@@ -100,7 +103,7 @@ ERROR_TABLE = [
     (r"Using a target size .* that is different to the input size", "bce_target_shape", None),
     (r"result type .* can't be cast to the desired output type", "bce_target_dtype", None),
     (r"Subtraction, the `-` operator, with two bool tensors", "bce_target_dtype",
-     lambda c: c.loss == BCE),
+     lambda c: c.loss == BCE_WITH_LOGITS),
     (r"The size of tensor a .* must match the size of tensor b|Attempting to broadcast a dimension"
      r"|output with shape .* doesn't match the broadcast shape", "broadcast", None),
     (r"not implemented for", "unsupported", None),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The PyTorch worker: runs each case the executor hands it through real
-torch.nn.functional (cross_entropy, nll_loss, binary_cross_entropy_with_logits)
-and answers with the outcome, speaking the one worker protocol of
+torch.nn.functional (each loss of harness/model/case/lf_losses.def as F.<name>,
+from `lossfuzz describe --json`) and answers with the outcome, speaking the one worker protocol of
 harness/runtime/workers/lf_wire.h: requests on fd 3, answers on fd 4, the case's tensors
 and the result values in the shared memory on fd 5. Serves the path "torch",
 or with --kernel the path "kernel": a callable under test with the signature

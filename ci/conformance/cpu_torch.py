@@ -27,7 +27,7 @@ from collections import Counter
 import compare
 import lossfuzz_json
 from report import MAX_PRINTED, fmt_torch, print_distribution, print_summary
-from torch_cases import CE, NLL, IMPORT_ERROR, CaseGenerator, roundtrip_errors, torch, write_case
+from torch_cases import CROSS_ENTROPY, NLL, IMPORT_ERROR, CaseGenerator, roundtrip_errors, torch, write_case
 from torch_cpu import run_torch, run_torch_backward
 from lossfuzz_torch import read_losses  # noqa: E402 (torch_cpu put python/ on the path)
 

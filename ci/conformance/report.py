@@ -4,7 +4,7 @@ distribution of torch outcomes."""
 import json
 from collections import Counter
 
-from torch_cases import BCE, CE, NLL, encode_float, torch
+from torch_cases import BCE_WITH_LOGITS, CROSS_ENTROPY, NLL, encode_float, torch
 
 MAX_PRINTED = 40  # disagreements printed in full
 
@@ -89,7 +89,7 @@ def print_distribution(cases, outcomes):
     for name in ("ok", "device_assert", "host_error", "unsupported"):
         print("  %-15s %5d  (%4.1f%%)" % (name, counts[name], 100.0 * counts[name] / max(total, 1)))
     print("by loss (ok / device_assert / host_error / unsupported):")
-    for loss in (CE, NLL, BCE):
+    for loss in (CROSS_ENTROPY, NLL, BCE_WITH_LOGITS):
         c = Counter(o["outcome"] for k, o in zip(cases, outcomes) if k.loss == loss)
         print("  %-33s %4d %4d %4d %4d" % (loss, c["ok"], c["device_assert"],
                                             c["host_error"], c["unsupported"]))

@@ -10,10 +10,8 @@ import sys
 
 # The loss names are the product's (python/lossfuzz_torch.py).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from lossfuzz_torch import BCE, CE, NLL  # noqa: E402,F401 (re-exported to cpu_torch.py)
+from lossfuzz_torch import BCE, BCE_WITH_LOGITS, CROSS_ENTROPY, MULTI_MARGIN, NLL  # noqa: E402,F401 (re-exported)
 
-BCE_PROBS = "binary_cross_entropy"  # probabilities, not logits
-MULTI_MARGIN = "multi_margin_loss"
 
 try:
     import numpy as np
@@ -24,11 +22,11 @@ except Exception as exc:  # ImportError, or OSError from a broken install
     IMPORT_ERROR = exc
 
 # Generator mixes: (value, weight).
-LOSS_MIX = [(CE, 45), (NLL, 25), (BCE, 30), (BCE_PROBS, 20), (MULTI_MARGIN, 15)]
-SCENARIO_MIX = {CE: [("ok", 41), ("oob", 37), ("host", 22)],
+LOSS_MIX = [(CROSS_ENTROPY, 45), (NLL, 25), (BCE_WITH_LOGITS, 30), (BCE, 20), (MULTI_MARGIN, 15)]
+SCENARIO_MIX = {CROSS_ENTROPY: [("ok", 41), ("oob", 37), ("host", 22)],
                 NLL: [("ok", 41), ("oob", 37), ("host", 22)],
-                BCE: [("ok", 57), ("host", 43)],
-                BCE_PROBS: [("ok", 50), ("oob", 30), ("host", 20)],
+                BCE_WITH_LOGITS: [("ok", 57), ("host", 43)],
+                BCE: [("ok", 50), ("oob", 30), ("host", 20)],
                 MULTI_MARGIN: [("ok", 50), ("oob", 30), ("host", 20)]}
 MARGIN_P_MIX = [(None, 40), (1, 20), (2, 40)]
 MARGIN_MIX = [(None, 40), (1.0, 10), (0.5, 15), (2.0, 15), (0.0, 10), (-1.0, 10)]
@@ -152,14 +150,14 @@ class CaseGenerator:
     def forward_case(self):
         loss = self.pick(LOSS_MIX)
         scenario = self.pick(SCENARIO_MIX[loss])
-        case = (self.bce_case() if loss == BCE else self.bce_prob_case() if loss == BCE_PROBS
+        case = (self.bce_case() if loss == BCE_WITH_LOGITS else self.bce_prob_case() if loss == BCE
                 else self.margin_case() if loss == MULTI_MARGIN else self.class_case(loss, scenario == "oob"))
-        if scenario == "oob" and loss == BCE_PROBS:
+        if scenario == "oob" and loss == BCE:
             self.inject_bad_probability(case)
         elif scenario == "oob":
             self.inject_bad_label(case)
         elif scenario == "host":
-            mutations = {BCE: BCE_MUTATIONS, BCE_PROBS: BCE_PROB_MUTATIONS,
+            mutations = {BCE_WITH_LOGITS: BCE_WITH_LOGITS_MUTATIONS, BCE: BCE_MUTATIONS,
                          MULTI_MARGIN: MARGIN_MUTATIONS}.get(loss, CLASS_MUTATIONS)
             self.rng.choice(mutations)(self, case)
         return case
@@ -216,7 +214,7 @@ class CaseGenerator:
         if loss == NLL and rank >= 1 and self.chance(0.6):
             x = log_softmax(x, class_dim)
         tensors, options = {"input": self.floats(x, dtype)}, {}
-        prob = loss == CE and rank >= 1 and not index_only and self.chance(0.25)
+        prob = loss == CROSS_ENTROPY and rank >= 1 and not index_only and self.chance(0.25)
         if prob:
             tensors["target"] = self.floats(self.prob_array(shape, class_dim),
                                             self.float_target_dtype(dtype))
@@ -235,7 +233,7 @@ class CaseGenerator:
             tensors["target"] = self.ints(labels, tdtype)
         if self.chance(0.3):
             tensors["weight"] = self.floats(self.np.uniform(0.0, 2.0, classes), dtype)
-        self.common_options(options, smoothing=loss == CE)
+        self.common_options(options, smoothing=loss == CROSS_ENTROPY)
         return Case(loss, tensors, options, {"classes": classes, "prob": prob, "rank": rank})
 
     def margin_case(self):
@@ -283,7 +281,7 @@ class CaseGenerator:
             tensors["pos_weight"] = self.floats(self.np.uniform(0.5, 3.0, pshape), dtype)
         options = {}
         self.common_options(options, smoothing=False)
-        return Case(BCE, tensors, options, {"rank": rank})
+        return Case(BCE_WITH_LOGITS, tensors, options, {"rank": rank})
 
     def bce_prob_case(self):
         """Valid binary_cross_entropy case: probabilities (a sigmoid in the dtype, some exactly 0 or 1)."""
@@ -295,7 +293,7 @@ class CaseGenerator:
         self.maybe_weight(tensors, shape, dtype, 0.3)
         options = {}
         self.common_options(options, smoothing=False)
-        return Case(BCE_PROBS, tensors, options, {"rank": rank})
+        return Case(BCE, tensors, options, {"rank": rank})
 
     def inject_bad_probability(self, case):
         """One input (a sigmoid rounded past 1, logits, a NaN) or target (255, -1, NaN) outside [0, 1]."""
@@ -386,7 +384,7 @@ def mut_one_hot(g, case):
 def mut_prob_ignore(g, case):
     """Probability target together with a non-default ignore_index."""
     x = case.tensors["input"]
-    if case.loss != CE or x.dim() == 0:
+    if case.loss != CROSS_ENTROPY or x.dim() == 0:
         return mut_target_shape(g, case)
     probs = g.prob_array(list(x.shape), 0 if x.dim() == 1 else 1)
     case.tensors["target"] = g.floats(probs, g.float_target_dtype(dtype_name(x)))
@@ -395,7 +393,7 @@ def mut_prob_ignore(g, case):
 
 
 def mut_label_smoothing(g, case):
-    if case.loss != CE:
+    if case.loss != CROSS_ENTROPY:
         return mut_weight(g, case)
     case.options["label_smoothing"] = g.rng.choice([1.5, 2.0, 1.0001])
 
@@ -497,8 +495,8 @@ def mut_bce_prob_weight(g, case):
     case.tensors["weight"] = g.floats(g.np.uniform(0.5, 2.0, bad), case.dtype("input"))
 
 
-BCE_PROB_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_prob_target_dtype, mut_bce_prob_weight]
-BCE_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_target_shape,
+BCE_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_prob_target_dtype, mut_bce_prob_weight]
+BCE_WITH_LOGITS_MUTATIONS = [mut_reduction, mut_bce_target_shape, mut_bce_target_shape,
                  mut_bce_target_dtype, mut_bce_target_dtype, mut_bce_broadcast, mut_bce_broadcast]
 
 

@@ -22,6 +22,11 @@ expect 2 "huge.json: input.shape: shape has more than" "$lf" check "$dir/huge.js
 expect 2 "has 2 numbers, the shape needs 6" "$lf" check "$dir/short.json"
 expect 2 "binary.json" "$lf" check "$dir/binary.json"
 expect 2 "cannot open" "$lf" check "$dir/missing.json"
+# a crash file whose loss byte's code names no loss of its target (3: the fused linear's) is refused, not remapped
+printf '\003' >"$dir/no_loss_code"
+expect 2 "names no loss of fuzz_class" "$lf" show --target fuzz_class "$dir/no_loss_code"
+printf '\001' >"$dir/nll_code"
+expect 0 '"loss": "nll_loss"' "$lf" show --target fuzz_class "$dir/nll_code"
 expect 2 "1 passed, 0 failed, 1 unusable" "$lf" check "$dir/good.json" "$dir/truncated.json"   # the good one still ran
 expect 1 "expect-mismatch/ok" "$lf" check "$dir/wrong_expect.json"
 expect 1 '"verdict":"finding"' "$lf" check --json "$dir/wrong_expect.json"
@@ -55,7 +60,8 @@ expect 2 "unknown option --frobnicate" "$lf" minimize --frobnicate
 : >"$dir/empty.json"
 printf 'PK\003' >"$dir/pk3.npz"
 head -c 300 /dev/urandom | tr '{' 'x' >"$dir/random.npz"   # no '{': never JSON- or .safetensors-like (b[8] == '{')
-head -c 300 /dev/urandom | tr '{' 'x' >"$dir/random.bin"   # no '{' anywhere: no chance of a JSON-like first byte
+# no '{' anywhere: no chance of a JSON-like first byte; the last (the loss byte) 0, cross_entropy's code
+{ head -c 300 /dev/urandom | tr '{' 'x'; printf '\000'; } >"$dir/random.bin"
 cp "$dir/good.json" "$dir/case.npz"
 expect 2 "empty.npz: empty file" "$lf" repro "$dir/empty.npz"
 expect 2 "empty.safetensors: empty file" "$lf" repro "$dir/empty.safetensors"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "lf_layout.h"
+#include "lf_losses.h"
 #include "lf_tensor_ops.h"
 #include "lf_test_util.h"
 
@@ -183,13 +184,33 @@ static void a_layout_survives_a_reshape(void **state)
     lf_case_free(&c);
 }
 
+/* The byte format's loss codes (lf_losses.def's CODE): one per loss, inside the byte's range, each read back as
+ * its loss; a code no loss of a target has is none (the decoder skips the input). */
+static void loss_codes_are_unique_and_read_back(void **state)
+{
+    (void)state;
+    for (int l = 0; l < LF_LOSS_COUNT; l++) {
+        const lf_loss_info *info = lf_loss_of((lf_loss)l);
+        assert_true(info->code < LF_LOSS_CODES);
+        for (int m = l + 1; m < LF_LOSS_COUNT; m++) assert_int_not_equal(info->code, lf_loss_of((lf_loss)m)->code);
+        lf_loss back;
+        if (!info->fused_linear) {
+            assert_true(lf_loss_of_code(info->code, info->targets, &back));
+            assert_int_equal(back, l);
+        }
+    }
+    lf_loss none;
+    assert_false(lf_loss_of_code(lf_loss_of(LF_LOSS_NLL)->code, LF_TAKES(LF_BINARY_TARGETS), &none));
+    assert_false(lf_loss_of_code(lf_loss_of(LF_LOSS_LINEAR_CROSS_ENTROPY)->code, LF_TAKES(LF_CLASS_TARGETS), &none));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(example_round_trips_to_the_same_text), cmocka_unit_test(explicit_values_round_trip_exactly),
         cmocka_unit_test(bad_files_get_clear_errors),           cmocka_unit_test(defaults_are_pytorchs),
         cmocka_unit_test(generators_are_deterministic),         cmocka_unit_test(strides_round_trip_and_lay_out),
-        cmocka_unit_test(a_layout_survives_a_reshape),
+        cmocka_unit_test(a_layout_survives_a_reshape),          cmocka_unit_test(loss_codes_are_unique_and_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

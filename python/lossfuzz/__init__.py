@@ -23,8 +23,8 @@ class) gives a LossfuzzWarning.
     with lossfuzz.capture("bad_batch.safetensors"):
         loss = F.cross_entropy(logits, target)
 
-capture() checks every cross_entropy, nll_loss and
-binary_cross_entropy_with_logits call made inside it; when one would fail,
+capture() checks every call made inside it to a loss the guard takes (the
+loss table's, lossfuzz_guard_loss: cross_entropy, nll_loss, ...); when one would fail,
 it writes that call's tensors and options as a .safetensors dump (never a
 pickle) before raising, for `lossfuzz repro bad_batch.safetensors`.
 

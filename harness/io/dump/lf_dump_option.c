@@ -104,10 +104,9 @@ bool lf_dump_options(const lf_dump *d, lf_case *c, char *err, size_t errlen)
     bool given;
     if (!get(d, "loss", &v, &given, err, errlen)) return false;
     if (given) {
-        static const char losses[] = "cross_entropy, nll_loss or binary_cross_entropy_with_logits";
-        if (!text(&v, "loss", losses, err, errlen)) return false;
+        if (!text(&v, "loss", lf_loss_names(), err, errlen)) return false;
         if (!lf_loss_parse(v.text, &c->loss))
-            return snprintf(err, errlen, "loss \"%s\" is not %s", v.text, losses), false;
+            return snprintf(err, errlen, "loss \"%s\" is not %s", v.text, lf_loss_names()), false;
     }
     if (!get(d, "reduction", &v, &given, err, errlen)) return false;
     if (given) {

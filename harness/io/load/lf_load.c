@@ -106,8 +106,13 @@ static bool load_crash(const lf_mapped *m, lf_target t, lf_loaded *l, lf_case *c
     l->kind = LF_INPUT_CRASH;
     l->crash_target = t;
     if (t == LF_TARGET_JSON) return lf_case_parse_json(m->base, m->size, c, err, errlen); /* case files */
-    lf_decode(t, m->base, m->size, c, NULL);
-    return true;
+    if (lf_decode(t, m->base, m->size, c, NULL)) return true;
+    const uint8_t *bytes = m->base;
+    snprintf(err, errlen,
+             "its loss byte's code (%u) names no loss of %s in this lossfuzz (lf_losses.def's CODE): "
+             "written by a newer one?",
+             m->size ? bytes[m->size - 1] % LF_LOSS_CODES : 0, lf_target_name(t));
+    return false;
 }
 
 bool lf_load(const char *path, lf_target target, lf_loaded *l, lf_case *c, char *err, size_t errlen)

@@ -64,8 +64,10 @@ typedef struct {
     size_t n_values, value_at; /* 4-byte floats: logits, then targets (prob target) */
 } lf_byte_map;
 
-/* Decodes bytes into a case. Never fails: every byte string is a case. */
-void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout);
+/* Decodes bytes into a case; false (c left empty, to free as any case) for an
+ * input whose loss byte names no loss of its target (lf_losses.def's CODE):
+ * skipped, never read as another loss. Every other byte string is a case. */
+bool lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout);
 
 /* Only where the payload's parts sit (cheap: no values are decoded). */
 void lf_decode_byte_map(lf_target t, const uint8_t *data, size_t size, lf_byte_map *layout);

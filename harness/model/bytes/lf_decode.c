@@ -368,20 +368,21 @@ static void labels(lf_producer *pr, lf_tensor *t, int64_t C, int64_t ignore_inde
     }
 }
 
-/* A fuzz target's loss: the byte picks among the losses of the table that
- * take its kind of targets (a loss added there is fuzzed here). */
-static lf_loss pick_loss(unsigned kinds, uint8_t byte)
+/* A class or probability input's loss: its byte's code (byte % LF_LOSS_CODES) names one row of the table
+ * forever (lf_losses.def's CODE). A code no row of these targets has is skipped, never given another loss:
+ * adding a loss leaves every saved input's meaning as it was. */
+static bool pick_loss(lf_target t, uint8_t byte, lf_loss *out)
 {
-    lf_loss losses[LF_LOSS_COUNT];
-    int n = lf_losses_taking(kinds, losses);
-    return losses[byte % n];
+    unsigned kinds =
+        t == LF_TARGET_PROB ? LF_TAKES(LF_PROB_TARGETS) | LF_TAKES(LF_BINARY_TARGETS) : LF_TAKES(LF_CLASS_TARGETS);
+    return lf_loss_of_code(byte % LF_LOSS_CODES, kinds, out);
 }
 
 /* llm: fuzz_llm's cross_entropy, logits with a batch dim. */
 static void decode_class(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill, bool llm)
 {
     int64_t shape[LF_MAX_DIMS];
-    c->loss = llm ? LF_LOSS_CROSS_ENTROPY : pick_loss(LF_TAKES(LF_CLASS_TARGETS), prm[P_LOSS]);
+    if (llm) c->loss = LF_LOSS_CROSS_ENTROPY; /* else decode() picked it */
     unsigned options = lf_loss_options(c->loss);
     int rank = lf_p_rank_class[prm[P_RANK] % LF_COUNT(lf_p_rank_class)];
     int ndim = input_shape(prm, llm && rank < 2 ? 2 : rank, shape);
@@ -450,7 +451,6 @@ static void prob_values(lf_producer *pr, lf_tensor *t, int mode)
 static void decode_prob(lf_producer *pr, const uint8_t *prm, lf_case *c, lf_byte_map *lay, bool fill)
 {
     int64_t shape[LF_MAX_DIMS];
-    c->loss = pick_loss(LF_TAKES(LF_PROB_TARGETS) | LF_TAKES(LF_BINARY_TARGETS), prm[P_LOSS]);
     bool bce = lf_loss_of(c->loss)->targets & LF_TAKES(LF_BINARY_TARGETS);
     int ndim = input_shape(prm, lf_p_rank_prob[prm[P_RANK] % LF_COUNT(lf_p_rank_prob)], shape);
     lf_dtype in_dtype = lf_p_in_dtypes[prm[P_IN_DTYPE] % LF_COUNT(lf_p_in_dtypes)];
@@ -629,7 +629,7 @@ static void decode_backward(uint8_t byte, uint8_t linear_byte, lf_backward *b)
     b->linear_bias_requires_grad = linear_byte / 4 % 4 != 3;
 }
 
-static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout, bool fill)
+static bool decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout, bool fill)
 {
     lf_producer pr = {data, size, 0};
     uint8_t prm[LF_N_PARAMS];
@@ -637,6 +637,8 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
     for (int k = 0; k < LF_N_PARAMS; k++) prm[k] = lf_take_param(&pr);
     lay.payload = pr.size;
     lf_case_init(c);
+    if (layout) *layout = lay;
+    if (t != LF_TARGET_LINEAR && t != LF_TARGET_LLM && !pick_loss(t, prm[P_LOSS], &c->loss)) return false;
     if (t == LF_TARGET_PROB)
         decode_prob(&pr, prm, c, &lay, fill);
     else if (t == LF_TARGET_LINEAR)
@@ -647,11 +649,12 @@ static void decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf
         decode_class(&pr, prm, c, &lay, fill, false);
     decode_backward(prm[P_SEED], t == LF_TARGET_LINEAR ? prm[P_PROB_IGNORE] : 0, &c->backward);
     if (layout) *layout = lay;
+    return true;
 }
 
-void lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout)
+bool lf_decode(lf_target t, const uint8_t *data, size_t size, lf_case *c, lf_byte_map *layout)
 {
-    decode(t, data, size, c, layout, true);
+    return decode(t, data, size, c, layout, true);
 }
 
 void lf_decode_byte_map(lf_target t, const uint8_t *data, size_t size, lf_byte_map *layout)

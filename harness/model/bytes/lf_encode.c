@@ -138,21 +138,14 @@ static uint8_t weight_generator(const lf_tensor *w, uint8_t *seed)
     return WV_PAYLOAD;
 }
 
-/* The byte the decoder's pick_loss reads back as `loss`. */
-static uint8_t loss_byte(unsigned kinds, lf_loss loss)
-{
-    lf_loss losses[LF_LOSS_COUNT];
-    int n = lf_losses_taking(kinds, losses);
-    for (int i = 0; i < n; i++)
-        if (losses[i] == loss) return (uint8_t)i;
-    return 0;
-}
+/* The byte the decoder's pick_loss reads back as `loss`: its row's CODE. */
+static uint8_t loss_byte(lf_loss loss) { return (uint8_t)lf_loss_of(loss)->code; }
 
 static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
     int64_t C = in->ndim >= 2 ? in->shape[1] : in->ndim ? in->shape[0] : 0;
-    prm[P_LOSS] = loss_byte(LF_TAKES(LF_CLASS_TARGETS), c->loss);
+    prm[P_LOSS] = loss_byte(c->loss);
     prm[P_RANK] = index_of_rank(lf_p_rank_class, LF_COUNT(lf_p_rank_class), in->ndim);
     prm[P_TGT_DTYPE] = index_of_dtype(lf_p_label_dtypes, LF_COUNT(lf_p_label_dtypes), tg->dtype);
     int want = in->ndim <= 1 ? 0 : in->ndim - 1;
@@ -194,7 +187,7 @@ static void encode_class(const lf_case *c, sink *s, uint8_t *prm)
 static void encode_prob(const lf_case *c, sink *s, uint8_t *prm)
 {
     const lf_tensor *in = &c->input, *tg = &c->target;
-    prm[P_LOSS] = loss_byte(LF_TAKES(LF_PROB_TARGETS) | LF_TAKES(LF_BINARY_TARGETS), c->loss);
+    prm[P_LOSS] = loss_byte(c->loss);
     prm[P_RANK] = index_of_rank(lf_p_rank_prob, LF_COUNT(lf_p_rank_prob), in->ndim);
     prm[P_TGT_DTYPE] =
         tg->dtype == in->dtype ? 0 : index_of_dtype(lf_p_prob_dtypes, LF_COUNT(lf_p_prob_dtypes), tg->dtype);

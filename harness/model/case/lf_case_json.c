@@ -321,8 +321,7 @@ static bool parse_case(json_t *root, lf_case *c, errbuf *e)
     if (!check_keys(root, "case", all, e)) return false;
     json_t *v = json_object_get(root, "loss");
     if (!json_is_string(v) || !lf_loss_parse(json_string_value(v), &c->loss))
-        return fail(e, "loss: expected cross_entropy, nll_loss, binary_cross_entropy_with_logits or "
-                       "linear_cross_entropy");
+        return fail(e, "loss: expected %s", lf_loss_names());
     if ((v = json_object_get(root, "note"))) {
         if (!json_is_string(v)) return fail(e, "note: expected a string");
         snprintf(c->note, sizeof c->note, "%s", json_string_value(v));

@@ -1,12 +1,13 @@
 /* lf_losses.c - the losses' table (lf_losses.def) for the case model. */
 #include "lf_losses.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The columns other floors read are not expanded here. */
 #define HAS(FLAGS, FLAG) (((FLAGS) & (FLAG)) != 0)
 static const lf_loss_info losses[LF_LOSS_COUNT] = {
-#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, OPTIONS, ...)                                                    \
+#define LF_LOSS(ID, NAME, TARGETS, FLAGS, POSITIONAL, OPTIONS, CLAIM, CLAIM_PROB, ROW, CODE)                           \
     [LF_LOSS_##ID] = {NAME,                                                                                            \
                       TARGETS,                                                                                         \
                       HAS(FLAGS, LF_LOSS_LOG_SOFTMAX),                                                                 \
@@ -14,7 +15,8 @@ static const lf_loss_info losses[LF_LOSS_COUNT] = {
                       HAS(FLAGS, LF_LOSS_PROB_INPUT),                                                                  \
                       HAS(FLAGS, LF_LOSS_TARGET_SHAPED),                                                               \
                       POSITIONAL,                                                                                      \
-                      OPTIONS},
+                      OPTIONS,                                                                                         \
+                      CODE},
 #include "lf_losses.def"
 #undef LF_LOSS
 };
@@ -22,6 +24,19 @@ static const lf_loss_info losses[LF_LOSS_COUNT] = {
 const lf_loss_info *lf_loss_of(lf_loss l) { return &losses[l < LF_LOSS_COUNT ? l : 0]; }
 const char *lf_loss_name(lf_loss l) { return l < LF_LOSS_COUNT ? losses[l].name : "?"; }
 unsigned lf_loss_options(lf_loss l) { return lf_loss_of(l)->options; }
+
+const char *lf_loss_names(void)
+{
+    static char names[64 * LF_LOSS_COUNT];
+    if (!names[0])
+        for (int l = 0, at = 0; l < LF_LOSS_COUNT; l++)
+            at += snprintf(names + at, sizeof names - (size_t)at, "%s%s",
+                           l == 0                  ? ""
+                           : l + 1 < LF_LOSS_COUNT ? ", "
+                                                   : " or ",
+                           losses[l].name);
+    return names;
+}
 
 bool lf_loss_has_classes(lf_loss l) { return (lf_loss_of(l)->targets & LF_TAKES(LF_CLASS_TARGETS)) != 0; }
 
@@ -35,12 +50,14 @@ bool lf_loss_parse(const char *name, lf_loss *out)
     return false;
 }
 
-int lf_losses_taking(unsigned kinds, lf_loss *out)
+bool lf_loss_of_code(unsigned code, unsigned kinds, lf_loss *out)
 {
-    int n = 0;
     for (int l = 0; l < LF_LOSS_COUNT; l++)
-        if ((losses[l].targets & kinds) && !losses[l].fused_linear) out[n++] = (lf_loss)l;
-    return n;
+        if (losses[l].code == code && (losses[l].targets & kinds) && !losses[l].fused_linear) {
+            *out = (lf_loss)l;
+            return true;
+        }
+    return false;
 }
 
 bool lf_loss_takes_probs(lf_loss l)

@@ -24,7 +24,10 @@ typedef struct {
     bool target_shaped;     /* reduction none gives the target's shape, a 1-D input's [1] target too */
     const char *positional; /* the call's tensors before its keywords, space-separated */
     unsigned options;       /* LF_OPT_* bits: the options it takes besides reduction */
+    unsigned code;          /* its code in the fuzz format's loss byte (its row's CODE) */
 } lf_loss_info;
+
+#define LF_LOSS_CODES 16 /* the loss byte's codes: byte % 16, fixed forever (a saved input keeps its loss) */
 
 typedef enum {
 #define LF_LOSS(ID, ...) LF_LOSS_##ID,
@@ -38,10 +41,12 @@ const char *lf_loss_name(lf_loss l);
 /* The options it takes besides reduction: LF_OPT_* bits, its row's OPTIONS. */
 unsigned lf_loss_options(lf_loss l);
 bool lf_loss_parse(const char *name, lf_loss *out);
-/* The losses (not fused linears) that take targets of any of `kinds`
- * (LF_TAKES bits), in the table's order, into out[LF_LOSS_COUNT]; their
- * count. The byte format picks a fuzz target's loss from these. */
-int lf_losses_taking(unsigned kinds, lf_loss *out);
+/* "cross_entropy, nll_loss, ... or multi_margin_loss": every loss's name, from the table, for messages. */
+const char *lf_loss_names(void);
+/* The loss (not a fused linear) whose CODE is `code` and that takes targets
+ * of any of `kinds` (LF_TAKES bits): the byte format's pick; false where no
+ * row has both (the input is skipped, never given another loss). */
+bool lf_loss_of_code(unsigned code, unsigned kinds, lf_loss *out);
 /* Whether the loss takes class-index targets (and so rows, device asserts). */
 bool lf_loss_has_classes(lf_loss l);
 /* Whether it reads a target of its input's shape as class probabilities (not a fused linear's). */
