@@ -5,10 +5,17 @@ set -eu
 cd "$(dirname "$0")/.."
 dir=build
 flags=""
-if [ "${1:-}" = "--sanitize" ]; then
+case ${1:-} in
+--sanitize)
     dir=build-asan
     flags="-DLF_SANITIZE=ON"
-fi
+    ;;
+"") ;;
+*)
+    echo "usage: ci/build.sh [--sanitize]" >&2
+    exit 2
+    ;;
+esac
 # shellcheck disable=SC2086
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $flags >/dev/null
 cmake --build "$dir" -j "$(nproc)"

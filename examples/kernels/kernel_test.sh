@@ -94,7 +94,7 @@ if ! ci/find-python.sh torch >/dev/null 2>&1; then
     finish
     exit
 fi
-if [ -n "${LF_SKIP_PYTHON_KERNELS:-}" ]; then # ci/test.sh's sanitized stage: the plain one runs them
+if [ -n "${LF_SKIP_PYTHON_KERNELS:-}" ]; then # ci/test-long.sh's sanitized stage: the plain one runs them
     echo "note: LF_SKIP_PYTHON_KERNELS is set; the Python kernels are not tested here"
     finish
     exit

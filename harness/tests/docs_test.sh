@@ -1,29 +1,30 @@
 #!/bin/bash
 # docs_test.sh LOSSFUZZ SRC - the docs say what the code does: every ci/ script
-# the READMEs name exists; every option a README's `lossfuzz COMMAND [...]`
-# synopsis shows is in that command's --help, and the reverse; the input ranks
-# the README gives match LF_MAX_DIMS; the guard's hint ids are listed; and
-# ci/find-python.sh picks a python3 with torch over one on PATH without it;
-# fuzzers/README.md's table of targets is `lossfuzz list-targets`, and README's of
-# finding classes `lossfuzz list-findings`.
+# the README and its task pages (docs/*.md) name exists; every option a page's
+# `lossfuzz COMMAND [...]` synopsis shows is in that command's --help, and the
+# reverse; docs/case-format.md's input ranks match LF_MAX_DIMS, its error classes
+# and hints are lossfuzz list-errors' and list-hints'; ci/find-python.sh picks a
+# python3 with torch over one on PATH without it; fuzzers/README.md's table of
+# targets is `lossfuzz list-targets`, docs/finding-classes.md's `list-findings`.
 set -u
 lf=$1 src=$2
 passed=0 failed=0
 fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 ok() { passed=$((passed + 1)); }
-readmes="$src/README.md $src/fuzzers/README.md"
+readmes="$src/README.md $src/fuzzers/README.md $src/docs/*.md"  # the README and its task pages
+docs=$src/docs
 
 for script in $(grep -ohE '\bci/[a-z_.-]+\.(sh|py)' $readmes | sort -u); do
     [ -f "$src/$script" ] && ok || fail "README names $script, which does not exist"
 done
 # An option a script is told to take must be one it parses.
-grep -rhoE 'ci/[a-z-]+\.sh --[a-z-]+' "$src/ci" "$src/README.md" | sort -u | while read -r script opt; do
+grep -rhoE 'ci/[a-z-]+\.sh --[a-z-]+' "$src/ci" $readmes | sort -u | while read -r script opt; do
     grep -q -- "$opt)" "$src/$script" || echo "FAIL $script is given $opt, which it does not take"
 done | grep FAIL && failed=$((failed + 1)) || ok
 
 for cmd in check show repro minimize encode; do
-    synopsis=$(grep -ohE "lossfuzz $cmd \[[^\`]*" "$src/README.md" | head -1)
-    [ -n "$synopsis" ] || continue
+    synopsis=$(grep -ohE "lossfuzz $cmd \[[^\`]*" $readmes | head -1)
+    [ -n "$synopsis" ] || { fail "no page shows lossfuzz $cmd's synopsis"; continue; }
     help=$("$lf" $cmd --help)
     for opt in $(grep -oE -- '--[a-z]+' <<<"$synopsis" | sort -u); do
         grep -q -- "$opt" <<<"$help" && ok || fail "README shows $cmd $opt; lossfuzz $cmd --help lacks it"
@@ -41,10 +42,10 @@ listed=$("$lf" list-targets | sed 's/  */ /')
 
 # The table of finding classes is their one list's (harness/oracle/lf_findings.def), and every
 # class the code builds ("property/...") is in it.
-table=$(sed -n '/^## Finding classes/,/^## /p' "$src/README.md" | sed -n 's/^| `\([a-z/-]*\)` | \([^|]*\) | \(.*\) |$/\1 \2 | \3/p')
+table=$(sed -n 's/^| `\([a-z/-]*\)` | \([^|]*\) | \(.*\) |$/\1 \2 | \3/p' "$docs/finding-classes.md")
 listed=$("$lf" list-findings | sed 's/   */ /')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
-    fail "README's table of finding classes is not lossfuzz list-findings': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+    fail "docs/finding-classes.md's table of finding classes is not lossfuzz list-findings': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
 properties=$("$lf" list-findings | cut -d' ' -f1)
 for cls in $(grep -rhoE '"[a-z]+(-[a-z]+)*/' "$src/harness/oracle" "$src/harness/runtime/under_test" "$src/fuzzers" --include=*.c | tr -d '"/' | sort -u); do
     grep -qx -- "$cls" <<<"$properties" && ok || fail "the code builds finding class $cls/..., which lf_findings.def lacks"
@@ -72,21 +73,21 @@ for path in $(grep -ohE '`[a-z_.]+/[A-Za-z0-9_./-]*`' "$src/docs/architecture.md
 done
 
 dims=$(sed -n 's/^#define LF_MAX_DIMS \([0-9]*\).*/\1/p' "$src/harness/model/case/lf_case.h")
-grep -q "0-D to $dims-D" "$src/README.md" && ok || fail "README's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
+grep -q "0-D to $dims-D" "$docs/case-format.md" && ok || fail "docs/case-format.md's shape ranks do not say 0-D to $dims-D (LF_MAX_DIMS)"
 
 # Error classes, hints and warnings: README's lists are lossfuzz list-errors'
 # and list-hints' (harness/model/case/lf_errors.def, harness/runtime/guard/lf_hints.def), row
 # for row, and every one the C code and the Python worker name is listed.
-table=$(sed -n 's/^| `\([a-z_0-9]*\)` | \([a-z]*\) | \([a-z-]*\) | \(.*\) |$/\1 \2 \3 \4/p' "$src/README.md")
+table=$(sed -n 's/^| `\([a-z_0-9]*\)` | \([a-z]*\) | \([a-z-]*\) | \(.*\) |$/\1 \2 \3 \4/p' "$docs/case-format.md")
 listed=$("$lf" list-errors | sed 's/  */ /g')
 [ -n "$listed" ] && [ "$table" = "$listed" ] && ok ||
-    fail "README's table of error classes is not lossfuzz list-errors': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
+    fail "docs/case-format.md's table of error classes is not lossfuzz list-errors': $(diff <(echo "$table") <(echo "$listed") | tr '\n' ' ')"
 for kind in hint warning; do
     heading=$([ $kind = hint ] && echo '^Guard hints' || echo '^Guard warnings')
-    bullets=$(sed -n "/$heading/,/^[A-Z#]/p" "$src/README.md" | sed -n 's/^- `\([a-z_0-9]*\)`: \(.*\)$/\1 \2/p')
+    bullets=$(sed -n "/$heading/,/^[A-Z#]/p" "$docs/case-format.md" | sed -n 's/^- `\([a-z_0-9]*\)`: \(.*\)$/\1 \2/p')
     listed=$("$lf" list-hints | sed -n "s/^$kind  *\([a-z_0-9]*\)  *\(.*\)$/\1 \2/p")
     [ -n "$listed" ] && [ "$bullets" = "$listed" ] && ok ||
-        fail "README's ${kind}s are not lossfuzz list-hints': $(diff <(echo "$bullets") <(echo "$listed") | tr '\n' ' ')"
+        fail "docs/case-format.md's ${kind}s are not lossfuzz list-hints': $(diff <(echo "$bullets") <(echo "$listed") | tr '\n' ' ')"
 done
 errors=$("$lf" list-errors | cut -d' ' -f1)
 for e in $( (grep -rhoE '(lf_result_(set_)?error\([a-z_>&-]+\[?[a-z]*\]?, |reject\(r, |path_error\([a-z&]+(\[i\])?, |->error, sizeof [a-z]+->error, )"[a-z_0-9]+"' \

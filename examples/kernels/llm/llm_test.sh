@@ -6,7 +6,7 @@
 # - the Triton softcap + z-loss kernel (Triton's interpreter) and the plain
 #   torch vocabulary-parallel kernel (2 gloo ranks): no finding in
 #   LLM_TEST_SECONDS each; their buggy copies each found from an empty corpus
-#   within 60 s, 2 of 2 seeds (as ci/test.sh's Python kernels);
+#   within 60 s, 2 of 2 seeds (as ci/test-long.sh's Python kernels);
 # - a rank that skips a collective: hang/kernel, every rank replaced, the
 #   next case judged;
 # - the definitions composed of torch ops run as a kernel (composition.py),
@@ -22,7 +22,7 @@ if ! "$py" -c "import torch, triton" 2>/dev/null; then
     echo "skipped: $py has no torch and triton (ci/setup.sh makes .venv)"
     exit 77
 fi
-if [ -n "${LF_SKIP_PYTHON_KERNELS:-}" ]; then # ci/test.sh's sanitized stage: the plain one runs them
+if [ -n "${LF_SKIP_PYTHON_KERNELS:-}" ]; then # ci/test-long.sh's sanitized stage: the plain one runs them
     echo "skipped: LF_SKIP_PYTHON_KERNELS is set"
     exit 77
 fi
