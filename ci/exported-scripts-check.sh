@@ -22,19 +22,10 @@ pytest=0
 case ${1:-} in --pytest) pytest=1; shift ;; esac
 PY=$1; shift
 case $PY in */*) PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY") ;; esac  # the scripts run from elsewhere
-package_of() {  # the adapter's file -> its package's folder in .released/
-    case $1 in
-    cut_cross_entropy_ce.py) echo cut_cross_entropy-25.1.1 ;;
-    fla_ce.py | fla_fused_linear_ce.py) echo fla_core-0.6.0 ;;
-    flash_attn_triton_ce.py) echo flash_attn-2.8.3 ;;
-    hf_causal_lm_loss.py) echo transformers-5.23.0 ;;
-    transformer_engine_triton_ce.py) echo transformer_engine-2.20.2 ;;
-    timm_ce.py) echo timm-1.0.31 ;;
-    smp_soft_ce.py) echo segmentation_models_pytorch-0.6.0 ;;
-    torchtune_chunked_ce.py) echo torchtune-0.6.1 ;;
-    unsloth_ce.py) echo unsloth-2026.10.9 ;;
-    megatron_vocab_parallel_ce.py) echo megatron_core-0.16.1 ;;
-    esac  # liger-kernel: pip install --no-deps liger-kernel==0.8.5 into the environment
+package_of() {  # the adapter's file (copied beside the scripts in OUT) -> its package's folder in .released/, as
+    # released_package.py's calls in it name it; none for another kernel (Liger: pip install --no-deps)
+    [ -f "$2/$1" ] || return 0
+    grep -ohE 'released_package\.(pinned_first\("|package_folder\("[^"]*", ")[^"]+' "$2/$1" | head -1 | sed 's/.*"//'
 }
 export_to() {  # FOLDER OUT [export options]: its entries' scripts into OUT
     local dir=$1 out=$2; shift 2
@@ -53,7 +44,7 @@ for dir in "$@"; do
         if [ ! -f "$dir/report.json" ] && [ "$n" != "$(ls "$dir"/*.json | wc -l)" ]; then
             echo "$dir: $n of its $(ls "$dir"/*.json | wc -l) kept findings still show on its kernel"; bad=1
         fi
-        pkg=$(package_of "$(sed -n "s/^    KERNEL = 'py:\([^:']*\).*/\1/p" "$out/test_entries.py" | head -1)")
+        pkg=$(package_of "$(sed -n "s/^    KERNEL = 'py:\([^:']*\).*/\1/p" "$out/test_entries.py" | head -1)" "$out")
         (cd "$out" && COLUMNS=1000 PYTHONPATH=${pkg:+$ROOT/.released/$pkg} "$PY" -m pytest -q -rf -p no:cacheprovider \
             test_entries.py > pytest.txt 2>&1)
         shown=$(grep -c '^FAILED .* - AssertionError' "$out/pytest.txt")
@@ -66,7 +57,7 @@ for dir in "$@"; do
     for s in "$out"/*.py; do
         grep -q '^KERNEL = \|^"""No standalone script' "$s" || continue  # not the kernel's files or the mends
         kernel=$(sed -n "s/^KERNEL = 'py:\([^:']*\).*/\1/p" "$s")
-        pkg=$(package_of "$kernel")
+        pkg=$(package_of "$kernel" "$out")
         control=torch.nn.functional:cross_entropy
         grep -q '^PYTORCH = F.linear_cross_entropy' "$s" && control=torch.nn.functional:linear_cross_entropy
         grep -q '^KEYWORDS = ' "$s" && control=$ROOT/examples/kernels/llm/composition.py:cross_entropy

@@ -293,7 +293,7 @@ def header(entry, name, kernel):
     how = "the kernel as the campaign called it: %s" % kernel
     if kernel != entry.kernel:
         how += " (lossfuzz's call of the kernel's package, copied beside this script)"
-    if kernel.endswith(".so") or ".so:" in kernel:
+    if runtime.is_library(kernel):
         how += " - a C/CUDA library: this script replays it through lossfuzz (`lossfuzz check`), which it then needs"
     note = entry.case.get("note") or ""  # a kept finding's own words (findings/), not a campaign's stock note
     note = "" if note.startswith("minimized by") else "\n" + textwrap.fill(note.replace('"""', "'''"), 79) + "\n"
@@ -312,7 +312,8 @@ Prints both sides; exits 1 while the bug shows, 0 once it is gone, 2 where the
 kernel cannot be called (its package missing). Needs torch (and the kernel's
 own package), not lossfuzz; without a GPU, Triton kernels run in Triton's
 interpreter (which needs numpy). Written by `lossfuzz export`."""
-''' % (entry.cls, entry.detail.replace('"""', "'''")[:300], note, entry.kernel, entry.detail[:400].replace('"""', "'''"),
+''' % (entry.cls, entry.detail.replace('"""', "'''")[:300], note, entry.kernel,
+       entry.detail[:400].replace('"""', "'''"),
        entry.pytorch, entry.kernel_said, name, how, name, entry.stand_in())
 
 
@@ -339,7 +340,7 @@ PRELUDE = PRELUDE % MENDS[:-3]
 
 def repro_line(entry):
     """A C/CUDA library's script replays its repro through lossfuzz: where the repro and lossfuzz are."""
-    if ".so" not in entry.kernel:
+    if not runtime.is_library(entry.kernel):
         return ""
     return "REPRO = %r  # replayed by `lossfuzz check` (LOSSFUZZ: %r)\nLOSSFUZZ = %r\n" % (
         os.path.abspath(entry.path), LOSSFUZZ_BIN, LOSSFUZZ_BIN)
@@ -352,7 +353,8 @@ def write_script(entry, out_dir, name):
     kernel, roots = carry(entry, out_dir)
     text = header(entry, name, kernel) + PRELUDE + (LLM_HEAD + definitions() + "\n\n" if entry.llm else "") + \
         "KERNEL = %r\nROOTS = %r  # where KERNEL's file is looked for: from here, then as on the machine it was found\n" \
-        "PYTORCH = %s\nBLOB = %r\n%s\n" % (kernel, roots, entry.pytorch_call(), name + ".safetensors", repro_line(entry)) + \
+        "PYTORCH = %s\nBLOB = %r\n%s\n" % (kernel, roots, entry.pytorch_call(), name + ".safetensors",
+                                          repro_line(entry)) + \
         case + "\n\n# ---- how the case is run and judged: the same in every script `lossfuzz export` writes\n" + \
         runtime.SOURCE + "\n\nif __name__ == \"__main__\":\n    sys.exit(main(globals()))\n"
     path = os.path.join(out_dir, name + ".py")
@@ -452,9 +454,10 @@ def export(lossfuzz, paths, kernel=None, out=None, pytest=None):
                                   str(k.get("value", k.get("message", "")))),
                             out or os.path.dirname(os.path.abspath(path))))
     written = []
-    for entry, folder in entries:
+    for folder in {folder for _, folder in entries}:
         os.makedirs(folder, exist_ok=True)
         carry_mends(folder)
+    for entry, folder in entries:
         name = stem_of(entry.path)
         written.append(write_script(entry, folder, name))
         write_issue(entry, folder, name, lossfuzz, kernel_name)

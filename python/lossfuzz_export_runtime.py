@@ -57,14 +57,25 @@ def tensor(dtype, shape, values, strides=None, offset=0):
     return storage.as_strided(shape, strides, offset)
 
 
+def is_library(name):
+    """Whether a kernel's name is a C/CUDA shared library's (LIB.so, or LIB.so:SYMBOL), not a Python callable's."""
+    return name.partition(":")[0].endswith(".so")
+
+
+def find_file(path, roots=()):
+    """A kernel's file as looked for from the current folder, this script's, then each of `roots` (relative to
+    this script, or absolute); the path as given where none has it."""
+    places = [path, os.path.join(HERE, path)] + [os.path.join(HERE, r, path) for r in roots]
+    return next((p for p in places if os.path.isfile(p)), path)
+
+
 def load(name, roots=()):
-    """A callable by MODULE:FUNCTION (a dotted module or a .py file, looked for from the current folder, this
-    script's, then each of `roots` (relative to this script, or absolute); lossfuzz's py: prefix taken off)."""
+    """A callable by MODULE:FUNCTION (a dotted module, or a .py file found by find_file); lossfuzz's py: prefix
+    taken off."""
     name = name[3:] if name.startswith("py:") else name
     module, _, fn = name.rpartition(":")
     if module.endswith(".py"):
-        places = [module, os.path.join(HERE, module)] + [os.path.join(HERE, r, module) for r in roots]
-        path = next((p for p in places if os.path.isfile(p)), module)
+        path = find_file(module, roots)
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
         mod = importlib.util.module_from_spec(spec)
@@ -233,15 +244,14 @@ def replay_c(name, c):
     """A C/CUDA library has no Python call: lossfuzz replays the repro on it (`lossfuzz check`), the one part of
     such a script that needs lossfuzz; its verdict is printed, 1 while a finding shows."""
     import subprocess
-    kernel = name[3:] if name.startswith("py:") else name
-    lib, _, symbol = kernel.partition(":")  # looked for as load() looks for a .py file
-    places = [lib, os.path.join(HERE, lib)] + [os.path.join(HERE, r, lib) for r in c.get("ROOTS", ())]
-    kernel = next((p for p in places if os.path.isfile(p)), lib) + (":" + symbol if symbol else "")
+    lib, _, symbol = name.partition(":")
+    kernel = find_file(lib, c.get("ROOTS", ())) + (":" + symbol if symbol else "")
     try:
         out = subprocess.run([c.get("LOSSFUZZ", "lossfuzz"), "check", "--kernel", kernel, c["REPRO"]],
                              capture_output=True, text=True)
     except OSError as e:
-        return cannot_run(c, "a C/CUDA kernel is replayed by lossfuzz, not found here (%s): %s" % (c.get("LOSSFUZZ"), e))
+        return cannot_run(c, "a C/CUDA kernel is replayed by lossfuzz, not found here (%s): %s" % (
+            c.get("LOSSFUZZ"), e))
     print((out.stdout + out.stderr).strip())
     if out.returncode not in (0, 1):
         return cannot_run(c, "lossfuzz check could not replay %s (exit %d)" % (c["REPRO"], out.returncode))
@@ -264,7 +274,7 @@ def main(c):
     """The case c's answers, PyTorch's and its kernel's (KERNEL, or MODULE:FUNCTION given to the script), a
     line each; 1 while the bug shows, 0 once it is gone, 2 where the kernel cannot be called."""
     name = sys.argv[1] if c.get("__name__") == "__main__" and len(sys.argv) > 1 else c["KERNEL"]
-    if ".so" in name.rpartition(":")[0] or name.endswith(".so"):
+    if is_library(name):
         return replay_c(name, c)
     try:
         kernel = load(name, c.get("ROOTS", ()) if name == c["KERNEL"] else ())
@@ -275,10 +285,11 @@ def main(c):
     # the child first: a fork after PyTorch's threaded ops have run can hang in the child (OpenMP's pool)
     got, died = in_child(kernel, c, own) if c.get("CRASHED") else (None, None)
     want = outcome(c["PYTORCH"], c)
-    got = got or (None if died else outcome(kernel, c, kernel=own))
     if died:
         print("PyTorch: %s\nkernel:  %s\nBUG: the kernel crashed" % (said(want), died))
         return 1
+    if got is None:
+        got = outcome(kernel, c, kernel=own)
     print("PyTorch: %s\nkernel:  %s" % (said(want), said(got)))
     why = differs(want, got, c)
     print("BUG: %s" % why if why else "fixed: the kernel keeps PyTorch's contract on this call")

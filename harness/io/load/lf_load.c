@@ -107,11 +107,9 @@ static bool load_crash(const lf_mapped *m, lf_target t, lf_loaded *l, lf_case *c
     l->crash_target = t;
     if (t == LF_TARGET_JSON) return lf_case_parse_json(m->base, m->size, c, err, errlen); /* case files */
     if (lf_decode(t, m->base, m->size, c, NULL)) return true;
-    const uint8_t *bytes = m->base;
     snprintf(err, errlen,
-             "its loss byte's code (%u) names no loss of %s in this lossfuzz (lf_losses.def's CODE): "
-             "written by a newer one?",
-             m->size ? bytes[m->size - 1] % LF_LOSS_CODES : 0, lf_target_name(t));
+             "its loss byte names no loss of %s in this lossfuzz (lf_losses.def's CODE): written by a newer one?",
+             lf_target_name(t));
     return false;
 }
 
