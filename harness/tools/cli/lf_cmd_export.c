@@ -27,19 +27,23 @@ static const char *usage =
     "  --out DIR      write them here instead\n"
     "  --pytest FILE  also write the entries as one pytest file, a test per entry that\n"
     "                 fails while its bug shows\n"
-    "Uses $LOSSFUZZ_PYTHON, else the project's .venv, else python3.\n";
+    "Uses $LOSSFUZZ_PYTHON, else the project's .venv, else the python3 beside lossfuzz (the environment pip\n"
+    "installed it into), else python3: the workers' order.\n";
 
 /* The generator's command line: python3 lossfuzz_export.py --lossfuzz THIS ARGS...; NULL (said) where it is not
  * there. Free with free(). */
 static char **generator(int argc, char **argv)
 {
-    static char script[4096], venv[4096], self[PATH_MAX];
+    static char script[4096], venv[4096], beside[4096], self[PATH_MAX];
     if (!lf_data_path("python/lossfuzz_export.py", script, sizeof script)) {
         fprintf(stderr, "lossfuzz export: its generator %s is not there\n", script);
         return NULL;
     }
     const char *env = getenv("LOSSFUZZ_PYTHON");
-    const char *python = env && *env ? env : lf_data_path(".venv/bin/python3", venv, sizeof venv) ? venv : "python3";
+    const char *python = env && *env                                            ? env
+                         : lf_data_path(".venv/bin/python3", venv, sizeof venv) ? venv
+                         : lf_beside_exe("python3", beside, sizeof beside)      ? beside
+                                                                                : "python3";
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
     char **args = calloc((size_t)argc + 5, sizeof *args);
