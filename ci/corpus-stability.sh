@@ -17,7 +17,7 @@ git ls-files --cached --others --exclude-standard -z | tar --null --ignore-faile
     tar -xf - -C "$tmp/src"
 (cd "$tmp/src" && git apply "$root/docs/scratch-loss.patch") ||
     { echo "corpus-stability: docs/scratch-loss.patch no longer applies: refresh it"; exit 1; }
-{ cmake -S "$tmp/src" -B "$tmp/build" -DLOSSFUZZ_CUDA=OFF && cmake --build "$tmp/build" --target lossfuzz -j2; } \
+{ cmake -S "$tmp/src" -B "$tmp/build" -DLF_CUDA=OFF && cmake --build "$tmp/build" --target lossfuzz -j2; } \
     >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log"; echo "corpus-stability: the patched tree does not build"; exit 1; }
 "$tmp/build/lossfuzz" describe --json | grep -q '"soft_margin_loss"' ||
     { echo "corpus-stability: the patched lossfuzz has no soft_margin_loss"; exit 1; }

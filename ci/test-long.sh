@@ -13,6 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 . ci/test-lib.sh
 ci/build.sh
+zygote_start
 stage "ctest (build): the long tests"
 ctest --test-dir build --output-on-failure -j "$(nproc)" -L long
 skipped build

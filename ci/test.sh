@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 . ci/test-lib.sh
 ci/setup.sh
 ci/build.sh
+zygote_start
 stage "ctest (build): all but the long tests (ci/test-long.sh runs those)"
 ctest --test-dir build --output-on-failure -j "$(nproc)" -LE long
 skipped build

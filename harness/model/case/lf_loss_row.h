@@ -2,8 +2,10 @@
  * floor reads it: the hooks and lists that differ between losses, in one row
  * the home defines with designated initializers. The homes sit above the
  * oracle; the spec, the guard and the oracle below reach them through
- * lf_loss_row_of alone (harness/losses/lf_loss_rows.c), so no include goes up:
- * the types of the floors above are named here as incomplete structs.
+ * lf_loss_row_of alone, from the table harness/losses/lf_loss_rows.c installs
+ * when the program loads, so neither an include nor a call goes up (each
+ * floor's library links without those above it: harness/CMakeLists.txt): the
+ * types of the floors above are named here as incomplete structs.
  * docs/architecture.md: "Add a loss". */
 #ifndef LF_LOSS_ROW_H
 #define LF_LOSS_ROW_H
@@ -57,6 +59,8 @@ typedef struct lf_loss_row {
 } lf_loss_row;
 
 const lf_loss_row *lf_loss_row_of(lf_loss l);
+/* The table lf_loss_row_of reads (lf_loss_rows.c's, at load). */
+void lf_loss_rows_install(const lf_loss_row *const rows[LF_LOSS_COUNT]);
 
 #define LF_COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

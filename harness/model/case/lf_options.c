@@ -125,3 +125,17 @@ void lf_case_option_off(lf_case *c, lf_option o)
     lf_case_set_option(c, o, options[o].default_value);
     *given_flag(c, o) = false;
 }
+
+/* A new case: every option at this table's default, then the case's own (here, not in lf_case.c, which
+ * options read: so neither calls the other). */
+void lf_case_init(lf_case *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int o = 0; o < LF_OPTION_COUNT; o++)
+        if (lf_option_is_scalar(o)) lf_case_option_off(c, o);
+    c->world_size = 1;
+    c->reduction = LF_REDUCTION_MEAN;
+    strcpy(c->reduction_name, "mean");
+    c->backward.input_requires_grad = true;
+    c->backward.linear_weight_requires_grad = c->backward.linear_bias_requires_grad = true;
+}

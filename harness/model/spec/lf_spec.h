@@ -78,7 +78,7 @@ typedef struct {
 double lf_spec_row_log_softmax(const lf_case *c, const lf_problem *p, int64_t i, int64_t base, double *lp, double *dydx,
                                lf_row *row);
 /* The dtype PyTorch sums in, as fused kernels compute: float64 for float64 input, float for every other. */
-lf_dtype lf_spec_acc_dtype(const lf_case *c);
+static inline lf_dtype lf_spec_acc_dtype(const lf_case *c) { return c->input.dtype == LF_F64 ? LF_F64 : LF_F32; }
 /* Class k's weight (1 without weights). */
 double lf_spec_weight(const lf_case *c, int64_t k);
 /* Class k's probability in the row at `base`, label smoothing applied. */

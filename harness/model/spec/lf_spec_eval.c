@@ -22,8 +22,6 @@ double lf_spec_weight(const lf_case *c, int64_t k)
     return c->weight.present ? lf_load_f64(c->weight.data, c->weight.dtype, k) : 1.0;
 }
 
-lf_dtype lf_spec_acc_dtype(const lf_case *c) { return c->input.dtype == LF_F64 ? LF_F64 : LF_F32; }
-
 /* v stored in dtype t: a finite v past t's range is t's inf there, PyTorch's and not the loss's (a kernel that
  * keeps the number in float is right too): *undecided then. */
 static double stored(lf_dtype t, double v, bool *undecided)

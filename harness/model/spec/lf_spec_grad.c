@@ -227,6 +227,19 @@ static void masked_row(const grad_ctx *x, int64_t base, bool undecided)
     for (int64_t k = 0; undecided && k < x->p->C; k++) x->g->scales[base + k * x->p->S] = LF_SCALE_UNDECIDED;
 }
 
+/* An ignored row: nll and the smoothing term both leave it out, 0 ... through log_softmax's backward,
+ * g - p * sum(g): NaN everywhere when smoothing's masked 0 meets an infinite weight (0 * inf), and NaN where
+ * p is NaN: there a fused kernel that skips the ignored row writes 0 for the same loss, and neither answer
+ * is judged (issue 45: a faithful chunked kernel's 0 was a finding); so where the options made a logit inf
+ * (torch's composition's NaN). */
+static void ignored_row(const grad_ctx *x, int64_t base)
+{
+    const lf_problem *p = x->p;
+    for (int64_t k = 0; p->log_softmax && k < p->C; k++)
+        if ((p->label_smoothing > 0 && !isfinite(x->W_mag)) || isnan(x->lp[k]) || x->row->made || x->row->undecided)
+            put(x->g, base + k * p->S, NAN, LF_SCALE_UNDECIDED);
+}
+
 void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const double *upstream, lf_result *g)
 {
     lf_problem p;
@@ -309,19 +322,8 @@ void lf_spec_grad_logits(const lf_case *c, const double *logit_extra, const doub
             for (int64_t k = 0; k < p.C; k++) put(g, base + k * p.S, 0, LF_SCALE_UNDECIDED);
             continue;
         }
-        if (ignored) { /* nll and the smoothing term both leave it out: 0 */
-            /* ... through log_softmax's backward, g - p * sum(g): NaN
-             * everywhere when smoothing's masked 0 meets an infinite weight
-             * (0 * inf), and NaN where p is NaN: there a fused kernel that
-             * skips the ignored row writes 0 for the same loss, and neither
-             * answer is judged (issue 45: a faithful chunked kernel's 0 was a
-             * finding); so where the options made a logit inf (torch's
-             * composition's NaN) */
-            for (int64_t k = 0; p.log_softmax && k < p.C; k++)
-                if (p.label_smoothing > 0 && !isfinite(x.W_mag))
-                    put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
-                else if (isnan(lp[k]) || row.made || row.undecided)
-                    put(g, base + k * p.S, NAN, LF_SCALE_UNDECIDED);
+        if (ignored) {
+            ignored_row(&x, base);
             continue;
         }
         /* smoothing's quotient is (up * eps / C) / its total weight, smaller than the nll's up / d: subnormal

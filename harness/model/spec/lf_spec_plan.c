@@ -12,13 +12,95 @@
 #include "lf_spec.h"
 
 /* The class-index NLL step (nll_loss, nll_loss2d), after log_softmax. */
+/* nll_loss's checks: TORCH_META_FUNC(nll_loss_forward), 2.15 order; then its kernel. */
+static bool plan_nll(const lf_case *c, lf_problem *p, lf_result *r)
+{
+    const lf_tensor *tg = &c->target, *w = &c->weight, *in = &c->input;
+    char wshape[128];
+    lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
+    if (tg->ndim > 1) {
+        lf_result_error(r, "target_shape", "RuntimeError",
+                        "0D or 1D target tensor expected, multi-target not supported");
+        return false;
+    }
+    if (tg->dtype != LF_I64 && tg->dtype != LF_U8) {
+        lf_result_error(r, "target_dtype", "RuntimeError", "expected target dtype to be Long or Byte, but got %s",
+                        lf_torch_type_name(tg->dtype));
+        return false;
+    }
+    if (in->ndim == 1 && tg->ndim == 1 && tg->shape[0] != 1) {
+        lf_result_error(r, "target_shape", "ValueError",
+                        "For 1D input, 1D target must have size 1, but got target size: %lld", (long long)tg->shape[0]);
+        return false;
+    }
+    if (w->present && (w->ndim != 1 || w->numel != p->C)) {
+        lf_result_error(r, "weight_shape", "RuntimeError",
+                        "weight tensor should be defined either for all %lld classes or no classes but got weight "
+                        "tensor of shape: %s",
+                        (long long)p->C, wshape);
+        return false;
+    }
+    p->kernel_id = p->one_d                      ? LF_K_NLL_REDUCE_1D
+                   : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE
+                                                 : LF_K_NLL_REDUCE_2D;
+    return true;
+}
+
+/* nll_loss2d's, directly (4-D) or after the (N, C, 1, -1) reshape; then its kernel. */
+static bool plan_nll2d(const lf_case *c, lf_problem *p, lf_result *r, bool unchecked)
+{
+    const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
+    char ishape[128], tshape[128];
+    lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
+    lf_format_shape(tshape, sizeof tshape, tg->shape, tg->ndim);
+    if (in->ndim == 4 && tg->ndim != 3) {
+        lf_result_error(r, "target_shape", "RuntimeError",
+                        "only batches of spatial targets supported (3D tensors) but got targets of dimension: %d",
+                        tg->ndim);
+        return false;
+    }
+    if (in->ndim != 4 &&
+        (tg->ndim != in->ndim - 1 || memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2)))) {
+        char want[128];
+        int64_t ws[LF_MAX_DIMS];
+        ws[0] = in->shape[0];
+        memcpy(ws + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
+        lf_format_shape(want, sizeof want, ws, in->ndim - 1);
+        lf_result_error(r, "target_shape", "RuntimeError", "Expected target size %s, got %s", want, tshape);
+        return false;
+    }
+    if (w->present && w->numel != p->C) {
+        lf_result_error(r, "weight_shape", "RuntimeError",
+                        "weight tensor should be defined either for all or no classes");
+        return false;
+    }
+    if (in->ndim == 4 && memcmp(tg->shape + 1, in->shape + 2, 2 * sizeof(int64_t))) {
+        lf_result_error(r, "target_shape", "RuntimeError",
+                        "input and target batch or spatial sizes don't match: target %s, input %s", tshape, ishape);
+        return false;
+    }
+    /* The reshape views an input without elements as [N, C, 0, 0] and a
+     * target with some as [N, 1, -1]: with C = 0 they no longer match. */
+    if (in->ndim != 4 && in->numel == 0 && tg->numel > 0) {
+        lf_result_error(r, "target_shape", "RuntimeError",
+                        "input and target batch or spatial sizes don't match: target [%lld, 1, %lld], "
+                        "input [%lld, %lld, 0, 0]",
+                        (long long)tg->shape[0], (long long)(tg->numel / tg->shape[0]), (long long)in->shape[0],
+                        (long long)in->shape[1]);
+        return false;
+    }
+    if (tg->dtype != LF_I64 && !unchecked) {
+        lf_result_error(r, "target_dtype", "RuntimeError", "expected scalar type Long but found %s",
+                        lf_torch_type_name(tg->dtype));
+        return false;
+    }
+    p->kernel_id = p->reduction == LF_RED_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
+    return true;
+}
+
 bool lf_spec_plan_class(const lf_case *c, lf_problem *p, lf_result *r, double smoothing)
 {
     const lf_tensor *in = &c->input, *tg = &c->target, *w = &c->weight;
-    char ishape[128], tshape[128], wshape[128];
-    lf_format_shape(ishape, sizeof ishape, in->shape, in->ndim);
-    lf_format_shape(tshape, sizeof tshape, tg->shape, tg->ndim);
-    lf_format_shape(wshape, sizeof wshape, w->shape, w->ndim);
     if (in->ndim != 1 && tg->ndim == 0 && in->shape[0] != 0) {
         /* nll_loss_nd reads target.sizes()[0] of a 0-D target: 2.15 reports batch size 0 */
         lf_result_error(r, "batch_size_mismatch", "ValueError",
@@ -46,77 +128,7 @@ bool lf_spec_plan_class(const lf_case *c, lf_problem *p, lf_result *r, double sm
     p->label_smoothing = smoothing;
     lf_problem_class_out_dtype(c, p);
     bool unchecked = lf_class_dtype_checks_skipped(c);
-    if (in->ndim <= 2) { /* nll_loss: TORCH_META_FUNC(nll_loss_forward), 2.15 order */
-        if (tg->ndim > 1) {
-            lf_result_error(r, "target_shape", "RuntimeError",
-                            "0D or 1D target tensor expected, multi-target not supported");
-            return false;
-        }
-        if (tg->dtype != LF_I64 && tg->dtype != LF_U8) {
-            lf_result_error(r, "target_dtype", "RuntimeError", "expected target dtype to be Long or Byte, but got %s",
-                            lf_torch_type_name(tg->dtype));
-            return false;
-        }
-        if (in->ndim == 1 && tg->ndim == 1 && tg->shape[0] != 1) {
-            lf_result_error(r, "target_shape", "ValueError",
-                            "For 1D input, 1D target must have size 1, but got target size: %lld",
-                            (long long)tg->shape[0]);
-            return false;
-        }
-        if (w->present && (w->ndim != 1 || w->numel != p->C)) {
-            lf_result_error(r, "weight_shape", "RuntimeError",
-                            "weight tensor should be defined either for all %lld classes or no classes but got weight "
-                            "tensor of shape: %s",
-                            (long long)p->C, wshape);
-            return false;
-        }
-        p->kernel_id = p->one_d                      ? LF_K_NLL_REDUCE_1D
-                       : p->reduction == LF_RED_NONE ? LF_K_NLL_NO_REDUCE
-                                                     : LF_K_NLL_REDUCE_2D;
-    } else { /* nll_loss2d, directly (4-D) or after the (N, C, 1, -1) reshape */
-        if (in->ndim == 4 && tg->ndim != 3) {
-            lf_result_error(r, "target_shape", "RuntimeError",
-                            "only batches of spatial targets supported (3D tensors) but got targets of dimension: %d",
-                            tg->ndim);
-            return false;
-        }
-        if (in->ndim != 4 && (tg->ndim != in->ndim - 1 ||
-                              memcmp(tg->shape + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2)))) {
-            char want[128];
-            int64_t ws[LF_MAX_DIMS];
-            ws[0] = in->shape[0];
-            memcpy(ws + 1, in->shape + 2, sizeof(int64_t) * (size_t)(in->ndim - 2));
-            lf_format_shape(want, sizeof want, ws, in->ndim - 1);
-            lf_result_error(r, "target_shape", "RuntimeError", "Expected target size %s, got %s", want, tshape);
-            return false;
-        }
-        if (w->present && w->numel != p->C) {
-            lf_result_error(r, "weight_shape", "RuntimeError",
-                            "weight tensor should be defined either for all or no classes");
-            return false;
-        }
-        if (in->ndim == 4 && memcmp(tg->shape + 1, in->shape + 2, 2 * sizeof(int64_t))) {
-            lf_result_error(r, "target_shape", "RuntimeError",
-                            "input and target batch or spatial sizes don't match: target %s, input %s", tshape, ishape);
-            return false;
-        }
-        /* The reshape views an input without elements as [N, C, 0, 0] and a
-         * target with some as [N, 1, -1]: with C = 0 they no longer match. */
-        if (in->ndim != 4 && in->numel == 0 && tg->numel > 0) {
-            lf_result_error(r, "target_shape", "RuntimeError",
-                            "input and target batch or spatial sizes don't match: target [%lld, 1, %lld], "
-                            "input [%lld, %lld, 0, 0]",
-                            (long long)tg->shape[0], (long long)(tg->numel / tg->shape[0]), (long long)in->shape[0],
-                            (long long)in->shape[1]);
-            return false;
-        }
-        if (tg->dtype != LF_I64 && !unchecked) {
-            lf_result_error(r, "target_dtype", "RuntimeError", "expected scalar type Long but found %s",
-                            lf_torch_type_name(tg->dtype));
-            return false;
-        }
-        p->kernel_id = p->reduction == LF_RED_NONE ? LF_K_NLL2D_NO_REDUCE : LF_K_NLL2D_REDUCE;
-    }
+    if (!(in->ndim <= 2 ? plan_nll(c, p, r) : plan_nll2d(c, p, r, unchecked))) return false;
     if (w->present && w->dtype != in->dtype && !unchecked) {
         lf_result_error(r, "weight_dtype", "RuntimeError", "expected scalar type %s but found %s",
                         lf_torch_type_name(in->dtype), lf_torch_type_name(w->dtype));

@@ -43,7 +43,11 @@ void lf_guard_warn_probs(const lf_problem *p, const lf_target_stats *st, lf_resu
 /* Every probability row one-hot: PyTorch's probability path, rarely what was
  * meant; the warning gives the class-index loss where the two differ. */
 bool lf_guard_all_one_hot(const lf_problem *p, const lf_target_stats *st);
-void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_problem *p, lf_result *r);
+/* The case with target.argmax(dim=1) for its target (eq borrows c's other tensors; free eq->target), and
+ * the weights it picks summed, where the two losses differ (a weighted mean); false otherwise. */
+bool lf_guard_one_hot_indices(const lf_case *c, const lf_problem *p, lf_case *eq, double *weight_sum);
+/* The warning, given q, the guard's run of the class-index case (NULL: the losses are the same). */
+void lf_guard_warn_one_hot(const lf_problem *p, const lf_result *q, double weight_sum, lf_result *r);
 /* Sets r's warning and its stable id (warning_id), replacing any earlier one. */
 /* The hints' and warnings' one list (lf_hints.def): the i-th id (NULL past
  * the end), whether it is a warning, what it means; lf_hint_require aborts on

@@ -3,8 +3,8 @@
  * rarely meant. The loss equals the class-index loss except for a weighted
  * mean: the probability path divides by the number of targets, the
  * class-index path by the sum of the target classes' weights. There the
- * warning gives the class-index loss, computed by the guard itself on the
- * argmax'd target, so the user can see which one they are training with. */
+ * warning gives the class-index loss, computed by the guard itself (lf_guard_run.c)
+ * on the argmax'd target, so the user can see which one they are training with. */
 #include <string.h>
 
 #include "lf_guard.h"
@@ -37,37 +37,36 @@ static bool argmax_target(const lf_case *c, const lf_problem *p, lf_tensor *out,
     return true;
 }
 
-void lf_guard_warn_one_hot(const lf_case *c, const lf_backend *be, const lf_problem *p, lf_result *r)
+bool lf_guard_one_hot_indices(const lf_case *c, const lf_problem *p, lf_case *eq, double *weight_sum)
+{
+    if (!(p->has_weight && p->reduction == LF_RED_MEAN)) return false;
+    *eq = *c; /* borrows c's tensors but the target */
+    eq->expect_value = NULL;
+    return argmax_target(c, p, &eq->target, weight_sum);
+}
+
+void lf_guard_warn_one_hot(const lf_problem *p, const lf_result *q, double weight_sum, lf_result *r)
 {
     const char *argmax = p->one_d ? "target.argmax()" : "target.argmax(dim=1)";
     const char *why = "every target row is one-hot, but the target has the input's shape, so PyTorch takes the "
                       "probability path, not class indices";
-    lf_case eq = *c; /* borrows c's tensors but the target */
-    double weight_sum;
-    if (!(p->has_weight && p->reduction == LF_RED_MEAN) || !argmax_target(c, p, &eq.target, &weight_sum)) {
+    if (!q)
         lf_guard_warn(r, "one_hot_probabilities",
                       "%s; the loss is the same here, but if class indices were "
                       "meant, pass %s",
                       why, argmax);
-        return;
-    }
-    lf_result q;
-    eq.expect_value = NULL;
-    lf_guard_run(&eq, be, &q);
-    if (!strcmp(q.error, "oob_write")) /* the class-index kernels of this run wrote out of bounds */
-        lf_result_error(r, q.error, q.exception, "%s", q.message);
-    else if (q.kind == LF_OUTCOME_OK && q.n == 1)
+    else if (!strcmp(q->error, "oob_write")) /* the class-index kernels of this run wrote out of bounds */
+        lf_result_error(r, q->error, q->exception, "%s", q->message);
+    else if (q->kind == LF_OUTCOME_OK && q->n == 1)
         lf_guard_warn(r, "one_hot_probabilities",
                       "%s: with weight and reduction='mean' its mean divides by "
                       "the %lld targets, not by the sum of the target classes' weights (%.6g), so class "
                       "indices (%s) would give %.6g",
-                      why, (long long)(p->N * p->S), weight_sum, argmax, q.values[0]);
+                      why, (long long)(p->N * p->S), weight_sum, argmax, q->values[0]);
     else
         lf_guard_warn(r, "one_hot_probabilities",
                       "%s: with weight and reduction='mean' its mean divides by "
                       "the %lld targets, not by the sum of the target classes' weights (%.6g); class indices "
                       "(%s) would be rejected as they are: %s",
-                      why, (long long)(p->N * p->S), weight_sum, argmax, q.message);
-    lf_result_free(&q);
-    lf_tensor_free(&eq.target);
+                      why, (long long)(p->N * p->S), weight_sum, argmax, q->message);
 }

@@ -91,9 +91,18 @@ static bool judge_stats(const lf_case *c, const lf_backend *be, const lf_problem
         lf_result_init(&after);
         after.kind = LF_OUTCOME_OK;
         if ((r->kind != LF_OUTCOME_HOST_ERROR || truncated) && !lf_guard_check_after_labels(c, p, &after)) *r = after;
-    } else if (lf_guard_all_one_hot(p, st))
-        lf_guard_warn_one_hot(c, be, p, r);
-    else
+    } else if (lf_guard_all_one_hot(p, st)) {
+        lf_case eq;
+        double weight_sum;
+        if (lf_guard_one_hot_indices(c, p, &eq, &weight_sum)) { /* the class-index loss, where the two differ */
+            lf_result q;
+            lf_guard_run(&eq, be, &q);
+            lf_guard_warn_one_hot(p, &q, weight_sum, r);
+            lf_result_free(&q);
+            lf_tensor_free(&eq.target);
+        } else
+            lf_guard_warn_one_hot(p, NULL, 0, r);
+    } else
         lf_guard_warn_probs(p, st, r);
     return r->kind != LF_OUTCOME_HOST_ERROR;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lf_wire.h"
+#include "lf_zygote.h"
 
 extern char **environ;
 
@@ -51,7 +52,7 @@ bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char
     memset(p, 0, sizeof *p);
     p->pid = -1;
     p->status = -1;
-    p->req_fd = p->ans_fd = p->err_fd = p->shm_fd = -1;
+    p->req_fd = p->ans_fd = p->err_fd = p->shm_fd = p->zygote_fd = -1;
     if (pipe2(req, O_CLOEXEC) || pipe2(ans, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) ||
         (p->shm_fd = memfd_create("lossfuzz-worker", MFD_CLOEXEC)) < 0) {
         snprintf(err, errlen, "cannot make the worker's pipes: %s", strerror(errno));
@@ -61,6 +62,17 @@ bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char
     ans[1] = high_fd(ans[1]);
     errp[1] = high_fd(errp[1]);
     p->shm_fd = high_fd(p->shm_fd);
+    char pin[64];
+    char **env = worker_env(device, pin, sizeof pin);
+    const char *script = argv[0] && argv[1] ? strrchr(argv[1], '/') : NULL;
+    if (env && script && !strcmp(script, "/lossfuzz_worker.py")) { /* a PyTorch worker: the zygote's, if one runs */
+        int fds[4] = {errp[1], req[0], ans[1], p->shm_fd};
+        p->zygote_fd = lf_zygote_fork(argv, env, fds, &p->pid);
+    }
+    if (p->zygote_fd >= 0) {
+        free(env);
+        goto started;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -69,8 +81,6 @@ bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char
     posix_spawn_file_actions_adddup2(&fa, req[0], LF_FD_REQUESTS);
     posix_spawn_file_actions_adddup2(&fa, ans[1], LF_FD_ANSWERS);
     posix_spawn_file_actions_adddup2(&fa, p->shm_fd, LF_FD_SHM);
-    char pin[64];
-    char **env = worker_env(device, pin, sizeof pin);
     int rc = env ? posix_spawn(&p->pid, argv[0], &fa, NULL, (char *const *)argv, env) : ENOMEM;
     posix_spawn_file_actions_destroy(&fa);
     free(env);
@@ -79,6 +89,7 @@ bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char
         snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(rc));
         goto fail;
     }
+started:
     close(req[0]);
     close(ans[1]);
     close(errp[1]);
@@ -215,6 +226,11 @@ bool lf_proc_shm_reserve(lf_proc *p, size_t size)
 
 static bool reap(lf_proc *p, double deadline_ms)
 {
+    if (p->pid > 0 && p->zygote_fd >= 0) { /* not our child: the zygote says its end */
+        if (!lf_zygote_reap(p->zygote_fd, deadline_ms, &p->status)) return false;
+        p->pid = -1;
+        return true;
+    }
     while (p->pid > 0) {
         pid_t r = waitpid(p->pid, &p->status, WNOHANG);
         if (r == p->pid || (r < 0 && errno != EINTR)) {
@@ -244,14 +260,17 @@ void lf_proc_kill(lf_proc *p)
 {
     if (p->pid > 0) {
         kill(p->pid, SIGKILL);
-        while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR) {}
+        if (p->zygote_fd >= 0) {
+            if (!lf_zygote_reap(p->zygote_fd, lf_now_ms() + 5000, &p->status)) p->status = SIGKILL;
+        } else
+            while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR) {}
         p->pid = -1;
     }
 }
 
 void lf_proc_close(lf_proc *p)
 {
-    int *fds[] = {&p->req_fd, &p->ans_fd, &p->err_fd, &p->shm_fd};
+    int *fds[] = {&p->req_fd, &p->ans_fd, &p->err_fd, &p->shm_fd, &p->zygote_fd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (*fds[i] >= 0) {
             close(*fds[i]);

@@ -15,6 +15,7 @@
 typedef struct {
     pid_t pid;
     int req_fd, ans_fd, err_fd, shm_fd;
+    int zygote_fd; /* forked by the zygote (lf_zygote.h): its connection, which says the end; else -1 */
     void *shm;
     size_t shm_size;
     bool ready; /* its hello was read */

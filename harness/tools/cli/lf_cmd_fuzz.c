@@ -88,6 +88,50 @@ static lf_target target_for_claims(const lf_kernel_claims *k)
     return kinds ? LF_TARGET_PROB : LF_TARGET_LINEAR;
 }
 
+/* The seed corpus: --corpus DIR, else the target's shipped one (corpus/TARGET); false, said, if unreadable. */
+static bool seeds_of(lf_target target, const char *corpus, char *dir, size_t len)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "corpus/%s", lf_target_name(target));
+    if (!corpus)
+        lf_data_path(rel, dir, len);
+    else
+        snprintf(dir, len, "%s", corpus);
+    if (access(dir, R_OK) == 0) return true;
+    fprintf(stderr, "lossfuzz fuzz: cannot read the seed corpus %s\n", dir);
+    return false;
+}
+
+/* The campaign's report (report.md, its JUnit file, the scripts of a Python kernel's entries) and its
+ * last line: the findings, or -1 when the report could not be written. */
+static int report_campaign(const lf_fuzz_job *job, const lf_paths_config *cfg, const lf_backend *be,
+                           const lf_fuzz_counts *n, double elapsed, int jobs, const char *junit_path)
+{
+    char title[4400], kernel[4200]; /* the kernel as --kernel gives it again: its ranks and backend too */
+    snprintf(kernel, sizeof kernel, "%.4000s", cfg->kernel ? cfg->kernel : "");
+    if (cfg->kernel && cfg->world_size)
+        snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --world-size %d", cfg->world_size);
+    if (cfg->kernel && strcmp(cfg->backend, "sim"))
+        snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --backend %.16s", cfg->backend);
+    snprintf(title, sizeof title, "%s, %s, %.0f s, %d job%s", lf_target_name(job->target),
+             cfg->kernel ? kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
+    int entries = 0,
+        findings = lf_cli_campaign_report(job->out_dir, be, cfg->kernel ? kernel : NULL, title, junit_path, &entries);
+    /* each entry of a Python kernel's as a plain-torch script anyone can run, which the report then names */
+    if (findings > 0 && cfg->kernel && !strncmp(cfg->kernel, "py:", 3) && !cfg->world_size &&
+        lf_export_campaign(job->out_dir))
+        printf("scripts: each entry as a plain-torch script and an issue text in %s/repros (report.md names them)\n",
+               job->out_dir);
+    char ran[96] = "";
+    if (cfg->kernel)
+        snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n->ran, elapsed > 0 ? n->ran / elapsed : 0.0);
+    printf("%s: %ld cases in %.1f s (%.0f/s)%s, findings: %d (%ld hits), accepted deviations: %d (seeds: %s; "
+           "report: %s/report.md)\n",
+           lf_target_name(job->target), n->cases, elapsed, elapsed > 0 ? n->cases / elapsed : 0.0, ran,
+           findings > 0 ? findings : 0, n->hits, entries - (findings > 0 ? findings : 0), job->seeds_dir, job->out_dir);
+    return findings;
+}
+
 int lf_cmd_fuzz(int argc, char **argv)
 {
     static const struct option opts[] = {LF_CLI_PATH_OPTIONS,
@@ -154,7 +198,7 @@ int lf_cmd_fuzz(int argc, char **argv)
             be = NULL;
         }
     }
-    char seeds_dir[4096], rel[64], default_out[128];
+    char seeds_dir[4096], default_out[128];
     snprintf(default_out, sizeof default_out, "fuzz-out/lossfuzz-%s", lf_target_name(target));
     if (!out_dir) {
         mkdir("fuzz-out", 0777);
@@ -164,15 +208,7 @@ int lf_cmd_fuzz(int argc, char **argv)
         fprintf(stderr, "lossfuzz fuzz: cannot write the campaign directory %s\n", out_dir);
         return LF_EXIT_UNUSABLE;
     }
-    snprintf(rel, sizeof rel, "corpus/%s", lf_target_name(target));
-    if (!corpus)
-        lf_data_path(rel, seeds_dir, sizeof seeds_dir);
-    else
-        snprintf(seeds_dir, sizeof seeds_dir, "%s", corpus);
-    if (access(seeds_dir, R_OK) != 0) {
-        fprintf(stderr, "lossfuzz fuzz: cannot read the seed corpus %s\n", seeds_dir);
-        return LF_EXIT_UNUSABLE;
-    }
+    if (!seeds_of(target, corpus, seeds_dir, sizeof seeds_dir)) return LF_EXIT_UNUSABLE;
     lf_fuzz_job job = {target, seconds, seed, seeds_dir, out_dir, first_only};
     double start = lf_now_ms();
     lf_fuzz_counts n = {0, 0, 0};
@@ -184,27 +220,7 @@ int lf_cmd_fuzz(int argc, char **argv)
     }
     double elapsed = (lf_now_ms() - start) / 1e3;
     if (!be && !(be = lf_cli_backend("fuzz", &cfg))) return LF_EXIT_UNUSABLE; /* the report re-checks the repros */
-    char title[4400], kernel[4200]; /* the kernel as --kernel gives it again: its ranks and backend too */
-    snprintf(kernel, sizeof kernel, "%.4000s", cfg.kernel ? cfg.kernel : "");
-    if (cfg.kernel && cfg.world_size)
-        snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --world-size %d", cfg.world_size);
-    if (cfg.kernel && strcmp(cfg.backend, "sim"))
-        snprintf(kernel + strlen(kernel), sizeof kernel - strlen(kernel), " --backend %.16s", cfg.backend);
-    snprintf(title, sizeof title, "%s, %s, %.0f s, %d job%s", lf_target_name(target),
-             cfg.kernel ? kernel : "lossfuzz's own paths", elapsed, jobs, jobs == 1 ? "" : "s");
-    int entries = 0,
-        findings = lf_cli_campaign_report(out_dir, be, cfg.kernel ? kernel : NULL, title, junit_path, &entries);
-    /* each entry of a Python kernel's as a plain-torch script anyone can run, which the report then names */
-    if (findings > 0 && cfg.kernel && !strncmp(cfg.kernel, "py:", 3) && !cfg.world_size && lf_export_campaign(out_dir))
-        printf("scripts: each entry as a plain-torch script and an issue text in %s/repros (report.md names them)\n",
-               out_dir);
-    char ran[96] = "";
-    if (cfg.kernel)
-        snprintf(ran, sizeof ran, ", %ld run by the kernel (%.1f/s)", n.ran, elapsed > 0 ? n.ran / elapsed : 0.0);
-    printf("%s: %ld cases in %.1f s (%.0f/s)%s, findings: %d (%ld hits), accepted deviations: %d (seeds: %s; "
-           "report: %s/report.md)\n",
-           lf_target_name(target), n.cases, elapsed, elapsed > 0 ? n.cases / elapsed : 0.0, ran,
-           findings > 0 ? findings : 0, n.hits, entries - (findings > 0 ? findings : 0), seeds_dir, out_dir);
+    int findings = report_campaign(&job, &cfg, be, &n, elapsed, jobs, junit_path);
     lf_paths_close(be);
     return findings > 0 ? LF_EXIT_FINDING : findings < 0 ? LF_EXIT_UNUSABLE : LF_EXIT_PASS;
 }

@@ -1,0 +1,19 @@
+/* lf_zygote.h - a PyTorch worker forked by the zygote (python/lossfuzz_zygote.py) that $LOSSFUZZ_ZYGOTE
+ * names, instead of started: `import torch` paid once for a whole run of checks. Internal to
+ * harness/runtime/workers (lf_exec_proc.c). */
+#ifndef LF_ZYGOTE_H
+#define LF_ZYGOTE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Asks the zygote for argv (a Python worker) with env and the worker's fds (stderr, requests, answers,
+ * shared memory). Returns the connection its end is said on, and *pid; -1 where there is no zygote, or it
+ * declines (the caller starts the worker itself). */
+int lf_zygote_fork(const char *const *argv, char *const *env, const int fds[4], pid_t *pid);
+
+/* Waits for the forked worker's end on conn, until deadline_ms (lf_now_ms's clock): true and
+ * *status (waitpid's) once said, or the zygote is gone (*status then says a SIGKILL). */
+bool lf_zygote_reap(int conn, double deadline_ms, int *status);
+
+#endif

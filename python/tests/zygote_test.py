@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Tests the worker zygote (python/lossfuzz_zygote.py) through lossfuzz check: a kernel judged alike by a
+forked worker and a started one, a crash and a hang too; a request with other start-up variables declined
+and the worker started instead; a zygote that is gone changes nothing.
+
+    "$(ci/find-python.sh torch)" python/tests/zygote_test.py LOSSFUZZ SRC
+Exit: 0 passed, 1 a check failed, 77 torch missing (skipped)."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import torch  # noqa: F401
+except Exception as exc:  # ImportError, or OSError from a broken install
+    print("SKIP: %s cannot import torch: %s" % (sys.executable, exc))
+    sys.exit(77)
+
+CRASH_AND_HANG = '''import os, signal, time
+import torch.nn.functional as F
+
+def crash(input, target, **kw):
+    if input.shape[0] == 3:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return F.cross_entropy(input, target, **kw)
+
+def hang(input, target, **kw):
+    if input.shape[0] == 3:
+        time.sleep(600)
+    return F.cross_entropy(input, target, **kw)
+'''
+CASE = '{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [%d, 4], "values": {"init": "randn"}},' \
+       ' "target": {"dtype": "int64", "shape": [%d], "values": %s}}'
+failures = []
+
+
+def check(cond, what):
+    print("%s %s" % ("ok  " if cond else "FAIL", what))
+    if not cond:
+        failures.append(what)
+
+
+def run(lf, args, zygote, **env_extra):
+    """lossfuzz check ARGS with LOSSFUZZ_ZYGOTE=zygote (None: unset): its exit status and output, timings out."""
+    env = dict(os.environ, LOSSFUZZ_PYTHON=sys.executable, **env_extra)
+    env.pop("LOSSFUZZ_ZYGOTE", None)
+    if zygote:
+        env["LOSSFUZZ_ZYGOTE"] = zygote
+    p = subprocess.run([lf, "check"] + args, env=env, capture_output=True, text=True, timeout=300)
+    return p.returncode, re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "T", p.stdout)
+
+
+def main():
+    lf, src = sys.argv[1], sys.argv[2]
+    os.chdir(src)
+    tmp = tempfile.mkdtemp()
+    sock, log = os.path.join(tmp, "zygote.sock"), open(os.path.join(tmp, "zygote.log"), "w+")
+    zygote = subprocess.Popen([sys.executable, "python/lossfuzz_zygote.py", sock], stdout=log,
+                              stderr=subprocess.STDOUT)
+    try:
+        for _ in range(300):
+            log.seek(0)
+            if "ready" in log.read() or zygote.poll() is not None:
+                break
+            time.sleep(0.1)
+        check(zygote.poll() is None, "the zygote serves")
+        with open(os.path.join(tmp, "faults.py"), "w") as f:
+            f.write(CRASH_AND_HANG)
+        for name, n in (("a_ok", 2), ("b_fault", 3), ("c_ok", 5)):
+            with open(os.path.join(tmp, name + ".json"), "w") as f:
+                f.write(CASE % (n, n, [1] * n))
+        cases = [os.path.join(tmp, n + ".json") for n in ("a_ok", "b_fault", "c_ok")]
+        for kernel, extra in (("py:examples/kernels/ce_python.py:rows_buggy", ["regressions"]),
+                              ("py:%s/faults.py:crash" % tmp, cases),
+                              ("py:%s/faults.py:hang" % tmp, ["--timeout", "2"] + cases)):
+            forked = run(lf, ["--kernel", kernel] + extra, sock)
+            started = run(lf, ["--kernel", kernel] + extra, None)
+            check(forked == started, "%s: a forked worker's verdicts are a started one's" % kernel)
+            if forked != started:
+                print("forked:\n%s\nstarted:\n%s" % (forked[1][-1500:], started[1][-1500:]))
+            check(forked[0] == 1, "%s: a finding (exit %d)" % (kernel, forked[0]))
+        log.seek(0)
+        said = log.read()
+        check(said.count("forking") >= 3, "the zygote forked the workers (its log: %r)" % said[-300:])
+        # a module found through PYTHONPATH only (as lossfuzz.check_kernel passes sys.path): forked, sys.path made
+        os.mkdir(os.path.join(tmp, "pp"))
+        with open(os.path.join(tmp, "pp", "zygote_path_kernel.py"), "w") as f:
+            f.write(CRASH_AND_HANG)
+        before = said.count("forking")
+        forked = run(lf, ["--kernel", "py:zygote_path_kernel:crash"] + cases, sock, PYTHONPATH=os.path.join(tmp, "pp"))
+        started = run(lf, ["--kernel", "py:zygote_path_kernel:crash"] + cases, None, PYTHONPATH=os.path.join(tmp, "pp"))
+        log.seek(0)
+        check(forked == started and forked[0] == 1 and log.read().count("forking") > before,
+              "a kernel module on PYTHONPATH only: forked, judged as a started worker judges it")
+        code, out = run(lf, ["--kernel", "py:examples/kernels/ce_python.py:rows", "regressions"], sock,
+                        OMP_NUM_THREADS="3")
+        log.seek(0)
+        check(code == 0 and "declined: other start-up variables" in log.read(),
+              "other start-up variables: declined, and the worker started instead (exit %d)" % code)
+        code, out = run(lf, ["--kernel", "py:examples/kernels/ce_python.py:rows", "regressions"],
+                        os.path.join(tmp, "gone.sock"))
+        check(code == 0, "no zygote at LOSSFUZZ_ZYGOTE: the worker started instead (exit %d)" % code)
+    finally:
+        zygote.terminate()
+        zygote.wait(10)
+    check(not os.path.exists(sock), "the zygote removes its socket when it ends")
+    print("%d failed" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
