@@ -13,7 +13,9 @@ broke, prints both sides and exits 1 while the bug shows, 0 once it is gone.
 
 (`lossfuzz export` runs it.) The case's facts come from lossfuzz itself:
 `show --values` (the tensors), `check --json` (the spec's tolerance scale,
-the upstream gradient), `describe --json` (each loss's call). Needs no torch."""
+the upstream gradient), `describe --json` (each loss's call). Needs torch: it
+imports the scripts' runtime (lossfuzz_export_runtime), which does, so
+`lossfuzz export` runs it under the workers' Python."""
 import argparse
 import json
 import os
