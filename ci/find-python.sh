@@ -4,13 +4,11 @@
 # .venv (ci/setup.sh: today's torch), python3 on PATH, then Debian's
 # /usr/bin/python3 (where python3-torch installs): a python3 found earlier on
 # PATH (pyenv, a venv) may lack torch. Exit 1, with
-# the interpreters tried on stderr, when none does.
+# the interpreters tried on stderr, when none does; stdout and stderr say
+# nothing else, so `py=$(ci/find-python.sh 2>&1)` is a path or the reason.
 [ $# -gt 0 ] || set -- torch numpy
 imports=$(printf 'import %s;' "$@")
 tried=""
-if [ -n "${LF_PYTHON:-}" ] && ! "$LF_PYTHON" -c "$imports" >/dev/null 2>&1; then
-    echo "find-python: LF_PYTHON=$LF_PYTHON does not import $*; trying others" >&2
-fi
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python3"
 for py in "${LF_PYTHON:-}" "$venv" "$(command -v python3 2>/dev/null)" /usr/bin/python3 /usr/local/bin/python3; do
     [ -n "$py" ] && [ -x "$py" ] || continue

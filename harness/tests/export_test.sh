@@ -25,7 +25,11 @@ done
 [ "$n" -gt 0 ] && ok || fail "the campaign's entries gave no script"
 [ -f "$tmp/c/repros/ce_python.py" ] && ok || fail "the kernel's file of this tree is not copied beside its scripts"
 expect 2 "CANNOT RUN" "$py" "$script" no_such_module_here:cross_entropy
-expect 1 "failed" sh -c "cd '$tmp' && '$py' -m pytest -q -p no:cacheprovider test_entries.py"
+if "$py" -c "import pytest" 2>/dev/null; then
+    expect 1 "failed" sh -c "cd '$tmp' && '$py' -m pytest -q -p no:cacheprovider test_entries.py"
+else
+    echo "skipped: the pytest file's run: $py has no pytest"
+fi
 # one repro, its kernel named
 set -- "$tmp"/c/repros/*.json
 expect 0 ".py" env LOSSFUZZ_PYTHON="$py" "$lossfuzz" export --kernel "$kernel" --out "$tmp/one" "$1"
