@@ -6,15 +6,15 @@ instead of once per worker (about 2 s each on a 2-core machine).
     python3 python/lossfuzz_zygote.py SOCKET &      # prints "ready" when it serves
     export LOSSFUZZ_ZYGOTE=SOCKET                   # every lossfuzz started from here asks it first
 
-The executor (harness/runtime/workers/lf_exec_proc.c) sends, on a connection to SOCKET, one JSON line
-{"argv": [...], "env": [...], "cwd": "..."} with the worker's four fds (stderr, requests, answers, shared
-memory) attached. The zygote answers "pid N" and, once that worker has ended, "status S" (waitpid's).
+The executor (harness/runtime/workers/lf_zygote.c) sends, on a connection to SOCKET, one JSON line
+{"argv": [...], "env": [...], "cwd": "..."}, its first bytes carrying the worker's four fds (stderr,
+requests, answers, shared memory). The zygote answers "pid N" and, once that worker has ended, "status S"
+(waitpid's); the executor shutting its side of the connection, or hanging up, kills the worker first.
 It answers "no WHY" and the executor starts the worker itself where a forked one could differ from a
 started one: another Python, another worker script, another value of a variable read at start-up
-(PYTHON*, LD_*, TORCH*, TRITON*, OMP_*, MKL_*, CUDA_* but CUDA_VISIBLE_DEVICES, which CUDA reads later),
-or a PYTHONPATH that holds another torch; another PYTHONPATH is the forked worker's sys.path, as Python
-would have made it.
-A worker whose executor hangs up is killed. Exit status: 2 a bad argument or socket."""
+(START_UP below), or a PYTHONPATH that holds another torch; another PYTHONPATH is the forked worker's
+sys.path, as Python would have made it. A forked worker is the zygote's child: it ends with the zygote.
+Exit status: 2 a bad argument or socket."""
 import json
 import os
 import signal
@@ -25,9 +25,12 @@ import traceback
 
 import lossfuzz_worker
 
-# Variables a process reads when it starts or imports torch: a worker asked for with other values is started.
-START_UP = ("PYTHON", "LD_", "TORCH", "TRITON", "OMP_", "MKL_", "CUDA_", "KMP_", "OPENBLAS")
+# Variables a process reads when it starts or imports torch (prefixes; CUDA_VISIBLE_DEVICES aside, which
+# CUDA reads later): a worker asked for with other values than the zygote's is started, not forked.
+START_UP = ("PYTHON", "LD_", "TORCH", "TRITON", "OMP_", "MKL_", "CUDA_", "KMP_", "OPENBLAS", "LANG", "LC_")
 WORKER = os.path.realpath(lossfuzz_worker.__file__)
+# The zygote's own PYTHONPATH entries, as its sys.path has them (absolute, from its folder)
+ZYGOTE_PATH = {os.path.abspath(p) for p in (os.environ.get("PYTHONPATH") or "").split(os.pathsep) if p}
 
 
 def start_up_env(env):
@@ -53,9 +56,8 @@ def shadows_torch(pythonpath):
 def worker_sys_path(pythonpath):
     """sys.path as a worker started with this PYTHONPATH would have it: its script's folder, the entries,
     then the rest of the zygote's own (less the zygote's PYTHONPATH entries)."""
-    own = set(entries(os.environ.get("PYTHONPATH")))
-    rest = [p for p in sys.path[1:] if p not in own]
-    return sys.path[:1] + entries(pythonpath) + rest
+    rest = [p for p in sys.path[1:] if os.path.abspath(p) not in ZYGOTE_PATH]
+    return sys.path[:1] + [os.path.abspath(p) for p in entries(pythonpath)] + rest
 
 
 def why_not(req):
@@ -75,10 +77,19 @@ def why_not(req):
     return None
 
 
+# The zygote's own sockets (the listening one, each executor's connection): a forked worker closes them, so it
+# holds no executor's connection open past the zygote's end of it.
+OWN_FDS = set()
+
+
 def become_worker(req, fds):
-    """In the forked child: the worker's fds, environment, folder and arguments, then its main."""
+    """In the forked child: the worker's fds, signals, environment, folder and arguments, then its main, and
+    an exit as a started worker's (atexit handlers run)."""
     try:
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for sig in (signal.SIGCHLD, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
+        for fd in list(OWN_FDS):
+            os.close(fd)
         null = os.open(os.devnull, os.O_RDONLY)
         err, requests, answers, shm = fds
         for src, dst in ((null, 0), (err, 1), (err, 2), (requests, lossfuzz_worker.FD_REQUESTS),
@@ -99,6 +110,8 @@ def become_worker(req, fds):
         traceback.print_exc()
         rc = 1
     try:
+        import atexit
+        atexit._run_exitfuncs()
         sys.stdout.flush()
         sys.stderr.flush()
     finally:
@@ -106,52 +119,80 @@ def become_worker(req, fds):
 
 
 def watch(conn, pid):
-    """Says the worker's end on conn; kills it if the executor hangs up first."""
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+    """Says the worker's end on conn; kills it (its parent: no other process can have its pid yet) when the
+    executor hangs up or shuts its side (lossfuzz's kill) first."""
+    conn.settimeout(0.05)
+    status, killed = None, False
+    while status is None:
+        done, st = os.waitpid(pid, os.WNOHANG)
         if done:
+            status = st
             break
-        conn.settimeout(0.05)
         try:
-            if conn.recv(1) == b"":  # the executor is gone
-                os.kill(pid, signal.SIGKILL)
+            hung_up = conn.recv(1) == b""
         except socket.timeout:
-            pass
+            hung_up = False
         except OSError:
+            hung_up = True
+        if hung_up and not killed:
             os.kill(pid, signal.SIGKILL)
+            killed = True
     try:
         conn.sendall(b"status %d\n" % status)
     except OSError:
         pass
+    OWN_FDS.discard(conn.fileno())
     conn.close()
 
 
+def read_request(conn):
+    """The request: one JSON line, its first bytes carrying the worker's four fds. (request, fds)."""
+    msg, fds, _, _ = socket.recv_fds(conn, 1 << 16, 4)
+    while not msg.endswith(b"\n"):
+        more = conn.recv(1 << 16)
+        if not more:
+            break
+        msg += more
+    return msg, fds
+
+
 def serve(conn):
-    """One request: fork a worker, or say why not. Returns the watcher thread, or None."""
-    msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 4)
+    """One request: fork a worker and watch it, or say why not (the executor then starts it itself)."""
+    OWN_FDS.add(conn.fileno())
+    fds, pid = [], None
     try:
-        req = json.loads(msg.decode())
-        why = why_not(req) if len(fds) == 4 else "%d fds, not 4" % len(fds)
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
-        why = "unreadable request: %s" % exc
-    print("declined: %s" % why if why else "forking", flush=True)  # the zygote's log (its stdout)
-    if why:
-        conn.sendall(("no %s\n" % why).encode())
-        conn.close()
+        msg, fds = read_request(conn)
+        try:
+            req = json.loads(msg.decode())
+            why = why_not(req) if len(fds) == 4 else "%d fds, not 4" % len(fds)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            why = "unreadable request: %s" % exc
+        print("declined: %s" % why if why else "forking", flush=True)  # the zygote's log (its stdout)
+        if not why:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                why = "cannot fork: %s" % exc
+            if pid == 0:
+                become_worker(req, fds)
+        for fd in fds:  # the worker has them; the executor starts its own on them if declined
+            os.close(fd)
+        fds = []
+        if why:
+            conn.sendall(("no %s\n" % why).encode())
+            return
+        threading.Thread(target=watch, args=(conn, pid), daemon=True).start()
+        conn.sendall(b"pid %d\n" % pid)
+        conn = None  # the watcher's now
+    finally:
         for fd in fds:
             os.close(fd)
-        return None
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        become_worker(req, fds)
-    for fd in fds:
-        os.close(fd)
-    conn.sendall(b"pid %d\n" % pid)
-    t = threading.Thread(target=watch, args=(conn, pid), daemon=True)
-    t.start()
-    return t
+        if conn is not None:  # declined, or the executor went before it heard the pid (its watcher kills it)
+            if pid is None:
+                OWN_FDS.discard(conn.fileno())
+                conn.close()
 
 
 def main(argv):
@@ -170,6 +211,7 @@ def main(argv):
         sys.stderr.write("lossfuzz_zygote: cannot listen on %s: %s\n" % (argv[0], exc))
         return 2
     server.listen(64)
+    OWN_FDS.add(server.fileno())
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print("ready", flush=True)
     try:
@@ -179,7 +221,6 @@ def main(argv):
                 serve(conn)
             except OSError as exc:
                 sys.stderr.write("lossfuzz_zygote: a request failed: %s\n" % exc)
-                conn.close()
     finally:
         os.unlink(argv[0])
 

@@ -99,9 +99,15 @@ if [ -n "${LF_SKIP_PYTHON_KERNELS:-}" ]; then # ci/test-long.sh's sanitized stag
     finish
     exit
 fi
-# The workers' Python (lossfuzz's choice: $LOSSFUZZ_PYTHON first): a check that needs today's torch skips
-# under an older one, saying so.
-wpy=${LOSSFUZZ_PYTHON:-$(ci/find-python.sh torch)}
+# The workers' Python (lossfuzz's choice: $LOSSFUZZ_PYTHON, .venv, then the first with torch): a check that
+# needs today's torch skips under an older one, saying so.
+if [ -n "${LOSSFUZZ_PYTHON:-}" ]; then
+    wpy=$LOSSFUZZ_PYTHON
+elif .venv/bin/python3 -c 'import torch' 2>/dev/null; then
+    wpy=.venv/bin/python3
+else
+    wpy=$(ci/find-python.sh torch)
+fi
 wtorch=$("$wpy" -c 'import torch; print(torch.__version__)')
 if "$wpy" -c 'import sys, torch; sys.exit(tuple(map(int, torch.__version__.split(".")[:2])) < (2, 15))'; then
     today=yes

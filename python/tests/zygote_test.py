@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Tests the worker zygote (python/lossfuzz_zygote.py) through lossfuzz check: a kernel judged alike by a
-forked worker and a started one, a crash and a hang too; a request with other start-up variables declined
-and the worker started instead; a zygote that is gone changes nothing.
+forked worker and a started one, a crash and a hang too, a kernel found through PYTHONPATH; a request with
+other start-up variables declined and the worker started instead; no zygote listening changes nothing; a
+zygote that takes a request and never answers is a clear error.
 
     "$(ci/find-python.sh torch)" python/tests/zygote_test.py LOSSFUZZ SRC
 Exit: 0 passed, 1 a check failed, 77 torch missing (skipped)."""
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 try:
@@ -102,6 +105,18 @@ def main():
         code, out = run(lf, ["--kernel", "py:examples/kernels/ce_python.py:rows", "regressions"],
                         os.path.join(tmp, "gone.sock"))
         check(code == 0, "no zygote at LOSSFUZZ_ZYGOTE: the worker started instead (exit %d)" % code)
+        # a zygote that takes the request (and the fds) and never answers: a clear error, no second worker
+        mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        mute.bind(os.path.join(tmp, "mute.sock"))
+        mute.listen(8)
+        held = []
+        threading.Thread(target=lambda: held.extend(mute.accept() for _ in range(8)), daemon=True).start()
+        p = subprocess.run([lf, "check", "--kernel", "py:examples/kernels/ce_python.py:rows", cases[0]],
+                           env=dict(os.environ, LOSSFUZZ_PYTHON=sys.executable,
+                                    LOSSFUZZ_ZYGOTE=os.path.join(tmp, "mute.sock")),
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 2 and "took the request and did not answer" in p.stderr,
+              "a mute zygote: exit 2 and why (exit %d: %s)" % (p.returncode, p.stderr.strip()[-300:]))
     finally:
         zygote.terminate()
         zygote.wait(10)

@@ -1,4 +1,5 @@
-/* lf_case.c - names, defaults and memory of cases and tensors. */
+/* lf_case.c - names and memory of cases and tensors (a new case's defaults:
+ * lf_options.c; its options checked: lf_case_check.c). */
 #include "lf_case.h"
 
 #include <float.h>

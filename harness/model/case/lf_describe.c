@@ -1,6 +1,6 @@
 /* lf_describe.c - the facts the Python worker reads from the C side, as JSON
  * (`lossfuzz describe --json`; the executor hands them to each worker); with
- * the losses' rows, so it is built into lf_core. */
+ * the losses' rows (lf_loss_row_of). */
 #include "lf_describe.h"
 
 #include <string.h>

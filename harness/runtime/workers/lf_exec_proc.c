@@ -69,9 +69,14 @@ bool lf_proc_spawn(lf_proc *p, const char *const *argv, const char *device, char
         int fds[4] = {errp[1], req[0], ans[1], p->shm_fd};
         p->zygote_fd = lf_zygote_fork(argv, env, fds, &p->pid);
     }
-    if (p->zygote_fd >= 0) {
+    if (p->zygote_fd >= 0 || p->zygote_fd == -2) {
         free(env);
-        goto started;
+        if (p->zygote_fd >= 0) goto started;
+        p->zygote_fd = -1;
+        p->pid = -1;
+        snprintf(err, errlen, "the worker zygote at $LOSSFUZZ_ZYGOTE=%s took the request and did not answer",
+                 getenv("LOSSFUZZ_ZYGOTE"));
+        goto fail;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -259,11 +264,12 @@ void lf_proc_finish(lf_proc *p, double grace_ms)
 void lf_proc_kill(lf_proc *p)
 {
     if (p->pid > 0) {
-        kill(p->pid, SIGKILL);
-        if (p->zygote_fd >= 0) {
-            if (!lf_zygote_reap(p->zygote_fd, lf_now_ms() + 5000, &p->status)) p->status = SIGKILL;
-        } else
+        if (p->zygote_fd >= 0) { /* the zygote's child, not ours */
+            lf_zygote_kill(p->zygote_fd, &p->status);
+        } else {
+            kill(p->pid, SIGKILL);
             while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR) {}
+        }
         p->pid = -1;
     }
 }

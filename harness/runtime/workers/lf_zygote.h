@@ -9,11 +9,15 @@
 
 /* Asks the zygote for argv (a Python worker) with env and the worker's fds (stderr, requests, answers,
  * shared memory). Returns the connection its end is said on, and *pid; -1 where there is no zygote, or it
- * declines (the caller starts the worker itself). */
+ * declines (the caller starts the worker itself on the same fds); -2 where the zygote took the request and
+ * did not answer (it may hold the fds: the start fails). */
 int lf_zygote_fork(const char *const *argv, char *const *env, const int fds[4], pid_t *pid);
 
 /* Waits for the forked worker's end on conn, until deadline_ms (lf_now_ms's clock): true and
- * *status (waitpid's) once said, or the zygote is gone (*status then says a SIGKILL). */
+ * *status (waitpid's) once said, or the zygote is gone (with its workers: *status then says a SIGKILL). */
 bool lf_zygote_reap(int conn, double deadline_ms, int *status);
+
+/* Has the zygote kill the worker (lossfuzz's kill: a hang, the end of a run) and waits for its status. */
+bool lf_zygote_kill(int conn, int *status);
 
 #endif

@@ -1,7 +1,8 @@
 /* lf_cmd_export.c - `lossfuzz export`: each entry of a campaign, or a repro,
  * as a standalone plain-torch script, an issue text and (--pytest) one pytest
  * file. The generator is python/lossfuzz_export.py (it writes Python, and
- * needs no torch); this command finds it and a python3, and hands it this
+ * imports torch through the scripts' runtime); this command finds it and a
+ * python3 as the workers do, and hands it this
  * lossfuzz to ask for the cases' facts (show --values, check --json). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
