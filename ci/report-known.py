@@ -29,6 +29,8 @@ def main(argv):
             continue
         ids = [b["id"] for b in bugs if any(re.search(b["entry"], t) for t in texts(e))]
         print("%-28s %s (%s)" % (ids[0] if ids else "UNKNOWN", e["signature"], e.get("cause", "")))
+        if not ids and e.get("flaky"):  # what its replays gave: the clue to a flaky entry
+            print("%-28s flaky: %s" % ("", e["flaky"]))
         if not ids:
             problems.append("an entry no classified bug explains: %s (%s)" % (e["signature"], e.get("cause", "")))
         elif ids[0] in filled:

@@ -417,6 +417,14 @@ static int by_harm(const void *a, const void *b)
     return x->members[0] - y->members[0];
 }
 
+/* The better of two variants as an entry's case: the first class of the findings' list (a wrong value before its
+ * gradient, a silent number before the crash of the same missing check), then the smallest, then the first found. */
+static bool better_repro(const lf_campaign_variant *a, const lf_campaign_variant *b)
+{
+    int ai = lf_finding_find(a->e->signature), bi = lf_finding_find(b->e->signature);
+    return ai < bi || (ai == bi && (a->size < b->size || (a->size == b->size && a->e->first_s < b->e->first_s)));
+}
+
 /* Folds variant i into its group (made when new). */
 static bool fold(lf_campaign_entries *x, int i)
 {
@@ -440,11 +448,7 @@ static bool fold(lf_campaign_entries *x, int i)
     gr->hits += it->e->hits;
     if (it->e->first_s < gr->first_s) gr->first_s = it->e->first_s;
     if (it->harm < gr->harm) gr->harm = it->harm;
-    const lf_campaign_variant *r = &x->v[gr->repro];
-    /* the entry's case: the first class of the findings' list (a wrong value before its gradient, a
-     * silent number before the crash of the same missing check), then the smallest, then the first found */
-    int ri = lf_finding_find(r->e->signature), ii = lf_finding_find(it->e->signature);
-    if (ii < ri || (ii == ri && (it->size < r->size || (it->size == r->size && it->e->first_s < r->e->first_s)))) {
+    if (better_repro(it, &x->v[gr->repro])) {
         gr->repro = i;
         if (!gr->accepted) snprintf(gr->cause, sizeof gr->cause, "%s", it->cause); /* its "here:" words */
     }
@@ -481,26 +485,54 @@ static void renew(const lf_backend *be)
         fprintf(stderr, "lossfuzz: the kernel's worker could not be renewed: %s\n", err);
 }
 
-/* An entry is called stable only once its case replays in a fresh worker: one that needs a worker's earlier
- * state (a compile cache, a recompile limit) passes there, as its stored replay command does in a new process. */
-static void replay_fresh(lf_campaign_entries *x, lf_campaign_group *gr, const lf_backend *be)
+/* Whether the variant's case, replayed in a fresh worker, gives the class it was found as; got: what it gave. */
+static bool replays_fresh(lf_campaign_variant *it, const lf_backend *be, char *got, size_t len)
 {
-    lf_campaign_variant *r = &x->v[gr->repro];
     lf_case c;
     char err[512], want[96];
-    if (gr->accepted || r->flaky[0] || !be->kernel || !load_case(r->file, &c, err, sizeof err)) return;
+    if (!load_case(it->file, &c, err, sizeof err)) {
+        snprintf(got, len, "unreadable: %.80s", err);
+        return false;
+    }
     renew(be);
     lf_verdict v;
     lf_oracle_check(&c, be, &v);
-    class_of(r->e->signature, want, sizeof want);
-    if (!v.finding || strcmp(v.finding_class, want)) {
-        snprintf(r->flaky, sizeof r->flaky,
-                 "found as %s; in a fresh worker: %s (it needs the state earlier cases left)", want,
-                 v.finding ? v.finding_class : "no finding");
-        snprintf(gr->cause, sizeof gr->cause, "does not replay in a fresh worker");
-    }
+    class_of(it->e->signature, want, sizeof want);
+    snprintf(got, len, "%s", v.finding ? v.finding_class : "no finding");
     lf_verdict_free(&v);
     lf_case_free(&c);
+    return !strcmp(got, want);
+}
+
+/* An entry is called stable only once its case replays in a fresh worker: one that needs a worker's earlier
+ * state (a compile cache, a recompile limit) passes there, as its stored replay command does in a new process.
+ * Where its chosen case does not, the next best of its variants (two at most) may stand in for it. */
+static void replay_fresh(lf_campaign_entries *x, lf_campaign_group *gr, const lf_backend *be)
+{
+    lf_campaign_variant *r = &x->v[gr->repro];
+    char got[96], other[96];
+    if (gr->accepted || r->flaky[0] || !be->kernel || replays_fresh(r, be, got, sizeof got)) return;
+    int tried[3] = {gr->repro, -1, -1};
+    for (int t = 1; t < 3; t++) {
+        for (int m = 0; m < gr->n_members; m++) {
+            int i = gr->members[m];
+            if (i != tried[0] && i != tried[1] && !x->v[i].flaky[0] &&
+                (tried[t] < 0 || better_repro(&x->v[i], &x->v[tried[t]])))
+                tried[t] = i;
+        }
+        if (tried[t] < 0) break;
+        lf_campaign_variant *it = &x->v[tried[t]];
+        if (replays_fresh(it, be, other, sizeof other)) {
+            gr->repro = tried[t];
+            snprintf(gr->cause, sizeof gr->cause, "%s", it->cause);
+            return;
+        }
+    }
+    char want[96];
+    class_of(r->e->signature, want, sizeof want);
+    snprintf(r->flaky, sizeof r->flaky, "found as %s; in a fresh worker: %s (it needs the state earlier cases left)",
+             want, got);
+    snprintf(gr->cause, sizeof gr->cause, "does not replay in a fresh worker");
 }
 
 bool lf_campaign_entries_build(const char *dir, const lf_backend *be, lf_campaign_entries *x)
