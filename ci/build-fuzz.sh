@@ -70,6 +70,11 @@ if [ $check_only = ON ]; then
         dir=${dir%-"$mutant"-check}-mutant-check build_type="$build_type -G Ninja"
     fi
 fi
+# A new folder is Ninja's where it is installed: ci/fuzz.sh builds before each campaign, and Ninja's no-op
+# build takes 0.1 s against Make's 4 s here. A folder made before keeps its generator (CMake refuses another).
+if [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+    case $build_type in *"-G Ninja"*) ;; *) build_type="$build_type -G Ninja" ;; esac
+fi
 # shellcheck disable=SC2086
 CC=$cc cmake -S . -B "$dir" $build_type -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
     -DLF_CUDA=$cuda -DLF_MUTANT="$mutant" >"$dir.configure.log" 2>&1 ||

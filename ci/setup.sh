@@ -16,7 +16,7 @@
 #   style: clang-format-14 (.clang-format; docs_test checks every C file keeps it)
 # CUDA (nvcc) is not a Debian package here: it is used from /usr/local/cuda when present.
 set -eu
-packages="cmake make gcc g++ pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-setuptools python3-torch python3-numpy clang libclang-rt-14-dev clang-format-14 afl++ zip unzip"
+packages="cmake make gcc g++ pkg-config libjansson-dev libcmocka-dev zlib1g-dev libdlpack-dev python3 python3-venv python3-setuptools python3-torch python3-numpy clang libclang-rt-14-dev clang-format-14 afl++ ninja-build zip unzip"
 # Pinned: what CI tests (README, "Tested versions"). torch brings its triton (3.9.0).
 torch=2.15.0 numpy=2.4.6 pytest=9.2.0 liger=0.8.5 packaging=26.4 debian_triton=3.6.0 expecttest=0.3.0
 missing=""
