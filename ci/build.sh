@@ -1,6 +1,7 @@
 #!/bin/sh
 # ci/build.sh [--sanitize] - configures and builds into build/ (or build-asan/
-# with ASan + UBSan). The CUDA kernels are compiled too when nvcc is found.
+# with ASan + UBSan). The CUDA kernels are compiled too when nvcc is found
+# ($LF_CUDA, when set: AUTO, ON or OFF, as CMake's LF_CUDA).
 set -eu
 cd "$(dirname "$0")/.."
 dir=build
@@ -17,6 +18,6 @@ case ${1:-} in
     ;;
 esac
 # shellcheck disable=SC2086
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $flags >/dev/null
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo $flags ${LF_CUDA:+-DLF_CUDA=$LF_CUDA} >/dev/null
 cmake --build "$dir" -j "$(nproc)"
 echo "built: $dir/lossfuzz"
