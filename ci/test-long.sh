@@ -129,10 +129,10 @@ if ci/find-python.sh torch >/dev/null 2>&1; then
         done
     }
     # (The three-bug example's one campaign, all three bugs one entry each: kernel/examples.)
-    # The correct kernels: 15 s of lossfuzz fuzz each, no finding.
+    # The correct kernels: 10 s of lossfuzz fuzz each, no finding.
     correct_kernel() { # TARGET=KERNEL
         out=$(mktemp -d)
-        if build/lossfuzz fuzz --seconds 15 --target "${1%%=*}" --kernel "${1#*=}" --out "$out" >"$out/log" 2>&1; then
+        if build/lossfuzz fuzz --seconds 10 --target "${1%%=*}" --kernel "${1#*=}" --out "$out" >"$out/log" 2>&1; then
             echo "correct kernel ${1#*=}: $(tail -1 "$out/log")"
         else
             echo "ci: the correct kernel ${1#*=} gave a finding: $(tail -1 "$out/log")"
