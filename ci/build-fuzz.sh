@@ -65,15 +65,15 @@ if [ $check_only = ON ]; then
     [ $engine = replay ] && [ $cuda = OFF ] || { echo "build-fuzz: --check-only is a replay build without --cuda" >&2; exit 2; }
     dir=$dir-check targets="replay_fuzz_json lossfuzz"
     build_type="-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0"
-    # Every planted bug in one folder, by Ninja, which rebuilds only what a changed define reaches (3 files)
+    # Every planted bug in one folder, by Ninja (below), which rebuilds only what a changed define reaches (3 files)
     if [ -n "$mutant" ] && command -v ninja >/dev/null; then
-        dir=${dir%-"$mutant"-check}-mutant-check build_type="$build_type -G Ninja"
+        dir=${dir%-"$mutant"-check}-mutant-check
     fi
 fi
 # A new folder is Ninja's where it is installed: ci/fuzz.sh builds before each campaign, and Ninja's no-op
 # build takes 0.1 s against Make's 4 s here. A folder made before keeps its generator (CMake refuses another).
 if [ ! -f "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
-    case $build_type in *"-G Ninja"*) ;; *) build_type="$build_type -G Ninja" ;; esac
+    build_type="$build_type -G Ninja"
 fi
 # shellcheck disable=SC2086
 CC=$cc cmake -S . -B "$dir" $build_type -DLF_FUZZ_ENGINE=$cmake_engine -DLF_SANITIZE=$sanitize \
