@@ -246,6 +246,8 @@ static const lossfuzz_kernel table = {
     /* .max_spatial_dims = */ 0,
     /* .forward = */ forward,
     /* .backward = */ backward,
+    /* .llm_options = */ 0, /* (ABI 3: none of the LLM family's options) */
+    /* .outputs = */ 0,
 };
 
 LOSSFUZZ_KERNEL_ENTRY(table)
