@@ -19,14 +19,16 @@ zygote_start
 # would only be compiled again (the plain build compiles them: 45 of its 73 s here), so they are left out.
 asan_cuda=OFF
 nvidia-smi -L 2>/dev/null | grep -q '^GPU' && asan_cuda=AUTO
+# (its own process group, so a failure below stops its compilers too, not only its shell)
 asan_log=$(mktemp)
-LF_CUDA=$asan_cuda nice -n 19 ci/build.sh --sanitize >"$asan_log" 2>&1 &
+LF_CUDA=$asan_cuda setsid nice -n 19 ci/build.sh --sanitize >"$asan_log" 2>&1 &
 asan_build=$!
 stage "ctest (build): the long tests"
-ctest --test-dir build --output-on-failure -j "$(nproc)" -L long || { kill $asan_build 2>/dev/null; exit 1; }
+ctest --test-dir build --output-on-failure -j "$(nproc)" -L long || { kill -- -$asan_build 2>/dev/null; exit 1; }
 skipped build
 total=$((total + $(ctest --test-dir build -N -L long | sed -n 's/^Total Tests: //p')))
 wait $asan_build || { tail -30 "$asan_log"; echo "ci: the sanitized build (build-asan) failed"; exit 1; }
+rm -f "$asan_log"
 stage "ctest (build-asan): all"
 # The Python kernels' campaigns run once, on the plain build: a Python worker runs each kernel, so the
 # sanitizers would watch the same harness code the other tests already run under them. So do the Python side's
