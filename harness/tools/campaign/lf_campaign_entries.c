@@ -485,22 +485,23 @@ static void renew(const lf_backend *be)
         fprintf(stderr, "lossfuzz: the kernel's worker could not be renewed: %s\n", err);
 }
 
-/* Whether the variant's case, replayed in a fresh worker, gives the class it was found as; got: what it gave. */
-static bool replays_fresh(lf_campaign_variant *it, const lf_backend *be, char *got, size_t len)
+/* Whether the variant's case, replayed in a fresh worker, gives the class it was found as; why: both classes. */
+static bool replays_fresh(lf_campaign_variant *it, const lf_backend *be, char *why, size_t len)
 {
     lf_case c;
-    char err[512], want[96];
-    if (!load_case(it->file, &c, err, sizeof err)) {
-        snprintf(got, len, "unreadable: %.80s", err);
-        return false;
-    }
-    renew(be);
-    lf_verdict v;
-    lf_oracle_check(&c, be, &v);
+    char err[512], want[96], got[128];
     class_of(it->e->signature, want, sizeof want);
-    snprintf(got, len, "%s", v.finding ? v.finding_class : "no finding");
-    lf_verdict_free(&v);
-    lf_case_free(&c);
+    if (load_case(it->file, &c, err, sizeof err)) {
+        renew(be);
+        lf_verdict v;
+        lf_oracle_check(&c, be, &v);
+        snprintf(got, sizeof got, "%s", v.finding ? v.finding_class : "no finding");
+        lf_verdict_free(&v);
+        lf_case_free(&c);
+    } else {
+        snprintf(got, sizeof got, "unreadable: %.80s", err);
+    }
+    snprintf(why, len, "found as %s; in a fresh worker: %s", want, got);
     return !strcmp(got, want);
 }
 
@@ -510,8 +511,8 @@ static bool replays_fresh(lf_campaign_variant *it, const lf_backend *be, char *g
 static void replay_fresh(lf_campaign_entries *x, lf_campaign_group *gr, const lf_backend *be)
 {
     lf_campaign_variant *r = &x->v[gr->repro];
-    char got[96], other[96];
-    if (gr->accepted || r->flaky[0] || !be->kernel || replays_fresh(r, be, got, sizeof got)) return;
+    char why[256], other[256];
+    if (gr->accepted || r->flaky[0] || !be->kernel || replays_fresh(r, be, why, sizeof why)) return;
     int tried[3] = {gr->repro, -1, -1};
     for (int t = 1; t < 3; t++) {
         for (int m = 0; m < gr->n_members; m++) {
@@ -528,10 +529,7 @@ static void replay_fresh(lf_campaign_entries *x, lf_campaign_group *gr, const lf
             return;
         }
     }
-    char want[96];
-    class_of(r->e->signature, want, sizeof want);
-    snprintf(r->flaky, sizeof r->flaky, "found as %s; in a fresh worker: %s (it needs the state earlier cases left)",
-             want, got);
+    snprintf(r->flaky, sizeof r->flaky, "%s (it needs the state earlier cases left)", why);
     snprintf(gr->cause, sizeof gr->cause, "does not replay in a fresh worker");
 }
 
