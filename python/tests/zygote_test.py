@@ -2,7 +2,8 @@
 """Tests the worker zygote (python/lossfuzz_zygote.py) through lossfuzz check: a kernel judged alike by a
 forked worker and a started one, a crash and a hang too, a kernel found through PYTHONPATH; a request with
 other start-up variables declined and the worker started instead; no zygote listening changes nothing; a
-zygote that takes a request and never answers is a clear error.
+zygote that takes a request and never answers is a clear error; a zygote that ends mid-call is lossfuzz's
+backend error, not the kernel's crash.
 
     "$(ci/find-python.sh torch)" python/tests/zygote_test.py LOSSFUZZ SRC
 Exit: 0 passed, 1 a check failed, 77 torch missing (skipped)."""
@@ -34,6 +35,17 @@ def hang(input, target, **kw):
         time.sleep(600)
     return F.cross_entropy(input, target, **kw)
 '''
+# A kernel that waits on the [3, 4] case until it is told to go on (a "go" file), after saying it got there.
+WAITS = '''import os, time
+import torch.nn.functional as F
+
+def waits(input, target, **kw):
+    if input.shape[0] == 3:
+        open(os.path.join(%r, "reached"), "w").close()
+        while not os.path.exists(os.path.join(%r, "go")):
+            time.sleep(0.05)
+    return F.cross_entropy(input, target, **kw)
+'''
 CASE = '{"loss": "cross_entropy", "input": {"dtype": "float32", "shape": [%d, 4], "values": {"init": "randn"}},' \
        ' "target": {"dtype": "int64", "shape": [%d], "values": %s}}'
 failures = []
@@ -55,19 +67,49 @@ def run(lf, args, zygote, **env_extra):
     return p.returncode, re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "T", p.stdout)
 
 
+def start_zygote(sock, log):
+    """A zygote listening on sock, its output in log, once it says it is ready (or has ended)."""
+    zygote = subprocess.Popen([sys.executable, "python/lossfuzz_zygote.py", sock], stdout=log,
+                              stderr=subprocess.STDOUT)
+    for _ in range(300):
+        log.seek(0)
+        if "ready" in log.read() or zygote.poll() is not None:
+            break
+        time.sleep(0.1)
+    return zygote
+
+
+def zygote_ends_mid_call(lf, tmp, case):
+    """A zygote that ends while its worker runs a call ends the worker too (it dies with its parent): the call is
+    lossfuzz's backend-error (worker_lost), not the kernel's crash, and the next worker starts without a zygote."""
+    with open(os.path.join(tmp, "waits.py"), "w") as f:
+        f.write(WAITS % (tmp, tmp))
+    sock = os.path.join(tmp, "ending.sock")
+    zygote = start_zygote(sock, open(os.path.join(tmp, "ending.log"), "w+"))
+    p = subprocess.Popen([lf, "check", "--timeout", "60", "--kernel", "py:%s/waits.py:waits" % tmp, case, case],
+                         env=dict(os.environ, LOSSFUZZ_PYTHON=sys.executable, LOSSFUZZ_ZYGOTE=sock),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for _ in range(600):
+        if os.path.exists(os.path.join(tmp, "reached")) or p.poll() is not None:
+            break
+        time.sleep(0.1)
+    zygote.kill()
+    zygote.wait(10)
+    open(os.path.join(tmp, "go"), "w").close()
+    out = p.communicate(timeout=120)[0]
+    check(p.returncode == 1 and "backend-error/kernel: kernel: the worker zygote ($LOSSFUZZ_ZYGOTE) ended" in out and
+          "crash/" not in out and "1 passed, 1 failed" in out,
+          "a zygote that ends mid-call: backend-error, not a crash; the next worker starts (exit %d: %s)" %
+          (p.returncode, out[-800:]))
+
+
 def main():
     lf, src = sys.argv[1], sys.argv[2]
     os.chdir(src)
     tmp = tempfile.mkdtemp()
     sock, log = os.path.join(tmp, "zygote.sock"), open(os.path.join(tmp, "zygote.log"), "w+")
-    zygote = subprocess.Popen([sys.executable, "python/lossfuzz_zygote.py", sock], stdout=log,
-                              stderr=subprocess.STDOUT)
+    zygote = start_zygote(sock, log)
     try:
-        for _ in range(300):
-            log.seek(0)
-            if "ready" in log.read() or zygote.poll() is not None:
-                break
-            time.sleep(0.1)
         check(zygote.poll() is None, "the zygote serves")
         with open(os.path.join(tmp, "faults.py"), "w") as f:
             f.write(CRASH_AND_HANG)
@@ -121,6 +163,7 @@ def main():
         zygote.terminate()
         zygote.wait(10)
     check(not os.path.exists(sock), "the zygote removes its socket when it ends")
+    zygote_ends_mid_call(lf, tmp, cases[1])
     print("%d failed" % len(failures))
     return 1 if failures else 0
 

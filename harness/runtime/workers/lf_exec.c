@@ -232,6 +232,8 @@ static void outcome_of_end(lf_exec *x, lf_proc *p, end_kind how, const char *dea
     if (how == END_DEAD) {
         x->stats.sticky++;
         path_error(r, "cuda_error", "%s (the worker's context is broken; it was replaced)", dead);
+    } else if (p->zygote_gone) { /* the zygote ended, and its worker with it (a test tier's end, a kill) */
+        path_error(r, "worker_lost", "the worker zygote ($LOSSFUZZ_ZYGOTE) ended, and the worker with it");
     } else if (how == END_GARBLED) {
         x->stats.crashes++;
         path_error(r, "worker_crash", "the worker broke the protocol: %s", dead);

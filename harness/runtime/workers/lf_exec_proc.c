@@ -232,7 +232,9 @@ bool lf_proc_shm_reserve(lf_proc *p, size_t size)
 static bool reap(lf_proc *p, double deadline_ms)
 {
     if (p->pid > 0 && p->zygote_fd >= 0) { /* not our child: the zygote says its end */
-        if (!lf_zygote_reap(p->zygote_fd, deadline_ms, &p->status)) return false;
+        int said = lf_zygote_reap(p->zygote_fd, deadline_ms, &p->status);
+        if (said == 0) return false;
+        p->zygote_gone = said < 0;
         p->pid = -1;
         return true;
     }

@@ -26,6 +26,7 @@ typedef struct {
     size_t tail_len;
     char assert_line[512]; /* the first CUDA assertion line seen, or "" */
     int status;            /* waitpid status once reaped, -1 before */
+    bool zygote_gone;      /* its zygote ended before it, and it with it: not the kernel's doing */
 } lf_proc;
 
 /* Spawns argv, with CUDA_VISIBLE_DEVICES=device unless device is NULL. */

@@ -113,17 +113,17 @@ int lf_zygote_fork(const char *const *argv, char *const *env, const int fds[4], 
 bool lf_zygote_kill(int conn, int *status)
 {
     shutdown(conn, SHUT_WR); /* the zygote, the worker's parent, kills it then: no pid of ours can be stale */
-    if (!lf_zygote_reap(conn, lf_now_ms() + 5000, status)) *status = SIGKILL;
+    if (lf_zygote_reap(conn, lf_now_ms() + 5000, status) == 0) *status = SIGKILL;
     return true;
 }
 
-bool lf_zygote_reap(int conn, double deadline_ms, int *status)
+int lf_zygote_reap(int conn, double deadline_ms, int *status)
 {
     char line[64];
-    if (read_line(conn, line, sizeof line, deadline_ms) && sscanf(line, "status %d", status) == 1) return true;
-    if (lf_now_ms() < deadline_ms) { /* the zygote is gone, and its child with it */
+    if (read_line(conn, line, sizeof line, deadline_ms) && sscanf(line, "status %d", status) == 1) return 1;
+    if (lf_now_ms() < deadline_ms) { /* the zygote is gone, and its child with it (PR_SET_PDEATHSIG) */
         *status = SIGKILL;
-        return true;
+        return -1;
     }
-    return false;
+    return 0;
 }

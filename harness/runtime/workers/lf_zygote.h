@@ -13,9 +13,10 @@
  * did not answer (it may hold the fds: the start fails). */
 int lf_zygote_fork(const char *const *argv, char *const *env, const int fds[4], pid_t *pid);
 
-/* Waits for the forked worker's end on conn, until deadline_ms (lf_now_ms's clock): true and
- * *status (waitpid's) once said, or the zygote is gone (with its workers: *status then says a SIGKILL). */
-bool lf_zygote_reap(int conn, double deadline_ms, int *status);
+/* Waits for the forked worker's end on conn, until deadline_ms (lf_now_ms's clock): 1 and *status
+ * (waitpid's) once said; -1 where the zygote is gone first, its workers with it (they die with their parent:
+ * *status then says a SIGKILL); 0 where the deadline passed. */
+int lf_zygote_reap(int conn, double deadline_ms, int *status);
 
 /* Has the zygote kill the worker (lossfuzz's kill: a hang, the end of a run) and waits for its status. */
 bool lf_zygote_kill(int conn, int *status);
